@@ -1,0 +1,76 @@
+"""The Sandbox seam: where commands run and files live during a run.
+
+Every path given to a sandbox is relative to its workspace root. The reserved folder
+`.coder/` inside the workspace holds coder's own helpers (the pytest plugin, reports);
+it is never listed, never reported as a change, and never copied in from the user.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Protocol, Self
+
+RESERVED_DIR = ".coder"
+
+# Folders that are never copied into a sandbox, listed, or reported as changed.
+IGNORED_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", RESERVED_DIR, "__pycache__", ".pytest_cache", ".mypy_cache",
+        ".ruff_cache", ".hypothesis", ".tox", ".nox", ".venv", "venv", "env",
+        "node_modules", ".eggs", "build", "dist", ".idea", ".vscode",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """The outcome of one command run inside a sandbox."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    duration: float = 0.0
+
+
+class SandboxError(Exception):
+    """A sandbox could not do what was asked; the message says why and what to do."""
+
+
+class PathOutsideWorkspace(SandboxError):
+    """A path was absolute, escaped with `..`, or followed a symlink out of the workspace."""
+
+
+class Sandbox(Protocol):
+    """A workspace holding a copy of the user's repository, and a way to run commands in it."""
+
+    name: str
+    """Short label shown to users and written in reports: "local" or "docker"."""
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        """Run a shell command in the workspace root; kill its whole process tree on timeout."""
+        ...
+
+    def read(self, path: str) -> bytes: ...
+
+    def write(self, path: str, data: bytes) -> None:
+        """Write a file, creating parent folders."""
+        ...
+
+    def list(self, path: str = ".") -> list[str]:
+        """Every file under `path`, recursively, as sorted workspace-relative POSIX paths."""
+        ...
+
+    def changes(self) -> dict[str, bytes | None]:
+        """Files that differ from the copy taken at start: new content, or None if deleted."""
+        ...

@@ -1,0 +1,147 @@
+"""The Tool seam: a function with a pydantic argument model, and the registry that calls it.
+
+A tool never raises into the loop. Bad JSON, an unknown tool, arguments that fail
+validation, a refused path and a failing command all come back as a `ToolResult` the
+model can read and correct itself from.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from sandbox import Sandbox, SandboxError
+
+Args = TypeVar("Args", bound=BaseModel)
+
+WritePolicy = Callable[[str], "str | None"]
+"""Given a workspace-relative path, return why writing it is refused, or None to allow."""
+
+Approver = Callable[[str, str], bool]
+"""Asked before a write or a shell command: (action, detail) -> allowed?"""
+
+
+def allow_all_writes(path: str) -> str | None:
+    return None
+
+
+@dataclass
+class ToolResult:
+    """What a tool call produced, as text for the model plus facts for the loop and traces."""
+
+    output: str
+    is_error: bool = False
+    format_error: bool = False
+    """The call itself was malformed (bad JSON, unknown tool, invalid arguments)."""
+    exit_code: int | None = None
+    finished: bool = False
+    """The `finish` tool was called; `output` is the summary."""
+    data: dict[str, Any] | None = None
+    """Structured facts (e.g. test results) for the workflow, not shown to the model."""
+
+
+@dataclass
+class ToolContext:
+    """What tools may touch: the sandbox, the write policy, and the user's say."""
+
+    sandbox: Sandbox
+    write_policy: WritePolicy = allow_all_writes
+    approve: Approver | None = None
+    """None means no confirmation is asked (the default)."""
+    test_timeout: float = 300.0
+    shell_timeout: float = 120.0
+
+    def approved(self, action: str, detail: str) -> bool:
+        return self.approve is None or self.approve(action, detail)
+
+
+@dataclass
+class Tool(Generic[Args]):
+    name: str
+    description: str
+    args_model: type[Args]
+    run: Callable[[ToolContext, Args], ToolResult]
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-tool schema, derived from the argument model."""
+        parameters = _strip_titles(self.args_model.model_json_schema())
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters,
+            },
+        }
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Drop pydantic's `title` keys: they cost tokens and tell the model nothing."""
+    if isinstance(schema, dict):
+        return {
+            key: _strip_titles(value)
+            for key, value in schema.items()
+            if not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(schema, list):
+        return [_strip_titles(item) for item in schema]
+    return schema
+
+
+@dataclass
+class ToolRegistry:
+    tools: dict[str, Tool[Any]] = field(default_factory=dict)
+
+    def register(self, tool: Tool[Any]) -> None:
+        self.tools[tool.name] = tool
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [tool.schema() for tool in self.tools.values()]
+
+    def call(self, context: ToolContext, name: str, raw_arguments: str) -> ToolResult:
+        """Parse, validate and run one call; every failure becomes a ToolResult."""
+        tool = self.tools.get(name)
+        if tool is None:
+            known = ", ".join(sorted(self.tools))
+            return _format_error(f"Unknown tool {name!r}. Available tools: {known}.")
+        try:
+            decoded = json.loads(raw_arguments or "{}")
+        except json.JSONDecodeError as exc:
+            return _format_error(
+                f"The arguments for {name} are not valid JSON ({exc.msg} at position "
+                f"{exc.pos}). Send one JSON object, e.g. {_example(tool)}."
+            )
+        if not isinstance(decoded, dict):
+            return _format_error(f"The arguments for {name} must be a JSON object.")
+        try:
+            args = tool.args_model.model_validate(decoded)
+        except ValidationError as exc:
+            return _format_error(f"Invalid arguments for {name}: {_describe(exc)}")
+        try:
+            return tool.run(context, args)
+        except SandboxError as exc:
+            return ToolResult(output=f"Error: {exc}", is_error=True)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            return ToolResult(output=f"Error: {type(exc).__name__}: {exc}", is_error=True)
+
+
+def _format_error(message: str) -> ToolResult:
+    return ToolResult(output=f"Error: {message}", is_error=True, format_error=True)
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(loc) for loc in error["loc"]) or "arguments"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def _example(tool: Tool[Any]) -> str:
+    fields = tool.args_model.model_fields
+    required = {name: "..." for name, info in fields.items() if info.is_required()}
+    return json.dumps(required)

@@ -11,12 +11,21 @@ from sandbox.base import (
     Sandbox,
     SandboxError,
 )
+from sandbox.env import scrub_environment, secret_values
+from sandbox.local import LocalSandbox, LocalSandboxConfig
+from sandbox.paths import clean_relative, resolve_inside
 
 __all__ = [
     "IGNORED_DIRS",
     "RESERVED_DIR",
     "ExecResult",
+    "LocalSandbox",
+    "LocalSandboxConfig",
     "PathOutsideWorkspace",
     "Sandbox",
     "SandboxError",
+    "clean_relative",
+    "resolve_inside",
+    "scrub_environment",
+    "secret_values",
 ]

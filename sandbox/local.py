@@ -1,0 +1,182 @@
+"""LocalSandbox: a temporary copy of the repository and rlimited subprocesses.
+
+Weaker isolation than Docker: commands run as the current user and see the host's
+file system. The copy protects the user's tree from edits through the sandbox's own
+paths; bubblewrap, when it works, turns the network off and confines the process tree.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox.base import ExecResult, SandboxError
+from sandbox.env import scrub_environment
+from sandbox.paths import clean_relative, is_inside, resolve_inside
+from sandbox.process import Limits, bubblewrap_path, command_argv, run_limited
+from sandbox.tree import copy_tree, entries_under, file_digest, regular_files, remove_tree
+
+
+class LocalSandboxConfig(BaseModel):
+    """Limits and switches for LocalSandbox."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    memory_mb: int = Field(default=2048, gt=0)
+    """Address-space limit of each process (RLIMIT_AS), in MiB."""
+    cpu_seconds: int = Field(default=600, gt=0)
+    """CPU time limit of each process (RLIMIT_CPU), in seconds."""
+    max_processes: int = Field(default=256, gt=0)
+    """RLIMIT_NPROC: counts every process of the user, not just the sandbox's; root ignores it."""
+    file_size_mb: int = Field(default=512, gt=0)
+    """Largest file a command may write (RLIMIT_FSIZE), in MiB; also caps its output."""
+    default_timeout: float = Field(default=120, gt=0)
+    """Seconds a command may run when exec() is given no timeout."""
+    network: bool = False
+    """Allow network access. When False the network is off only if bubblewrap works here."""
+    keep_workspace: bool = False
+    """Leave the temporary copy on disk after the sandbox closes, for debugging."""
+
+
+class LocalSandbox:
+    """A Sandbox on this machine: a temp copy of `source`, commands under rlimits."""
+
+    name = "local"
+
+    def __init__(self, source: Path, config: LocalSandboxConfig | None = None) -> None:
+        self.source = Path(source)
+        self.config = config or LocalSandboxConfig()
+        self._base: Path | None = None
+        self._manifest: dict[str, str] = {}
+
+    def __enter__(self) -> Self:
+        if self._base is not None:
+            raise SandboxError("this LocalSandbox is already open; create a new one")
+        if not self.source.is_dir():
+            raise SandboxError(f"cannot copy {self.source} into a sandbox: not a folder")
+        base = Path(tempfile.mkdtemp(prefix="coder-local-")).resolve()
+        try:
+            (base / "home").mkdir()
+            (base / "tmp").mkdir()
+            self._manifest = copy_tree(self.source, base / "workspace")
+        except BaseException:
+            remove_tree(base)
+            raise
+        self._base = base
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        base, self._base = self._base, None
+        if base is not None and not self.config.keep_workspace:
+            remove_tree(base)
+
+    @property
+    def root(self) -> Path:
+        """The workspace folder holding the copy."""
+        return self._started() / "workspace"
+
+    @property
+    def isolation(self) -> str:
+        """One line telling users how strongly commands are isolated."""
+        if self.config.network:
+            network = "network on (allowed by config)"
+        elif bubblewrap_path() is not None:
+            network = "network off (bubblewrap)"
+        else:
+            network = "network ON (bubblewrap not available)"
+        return f"local: temp copy, rlimits, {network}; weaker isolation than Docker"
+
+    def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        """Run `command` with the shell in the workspace root; kill its tree on timeout."""
+        base = self._started()
+        env = scrub_environment(os.environ) | {
+            "HOME": str(base / "home"),
+            "TMPDIR": str(base / "tmp"),
+        }
+        argv = command_argv(
+            command, self.root, bwrap=bubblewrap_path(), network=self.config.network
+        )
+        return run_limited(
+            argv,
+            cwd=self.root,
+            env=env,
+            timeout=self.config.default_timeout if timeout is None else timeout,
+            limits=self._limits(),
+        )
+
+    def read(self, path: str) -> bytes:
+        target = resolve_inside(self.root, path)
+        try:
+            return target.read_bytes()
+        except FileNotFoundError:
+            raise SandboxError(f"no such file in the workspace: {path!r}") from None
+        except IsADirectoryError:
+            raise SandboxError(f"{path!r} is a folder, not a file") from None
+        except OSError as error:
+            raise SandboxError(f"cannot read {path!r}: {error.strerror}") from None
+
+    def write(self, path: str, data: bytes) -> None:
+        """Write a file, creating parent folders; `.coder/` is allowed (coder's helpers)."""
+        target = resolve_inside(self.root, path)
+        if target == self.root:
+            raise SandboxError("cannot write to the workspace root itself; name a file")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        except OSError as error:
+            raise SandboxError(f"cannot write {path!r}: {error.strerror}") from None
+
+    def list(self, path: str = ".") -> list[str]:
+        """Every file under `path`, sorted; a file lists itself; IGNORED_DIRS are skipped."""
+        target = resolve_inside(self.root, path)
+        if target.is_file():
+            return [clean_relative(path)]
+        if not target.is_dir():
+            raise SandboxError(f"no such file or folder in the workspace: {path!r}")
+        root = str(self.root)
+        found = set()
+        for entry in entries_under(target):
+            real = os.path.realpath(entry)
+            # Symlinks count only when they lead to a file inside the workspace.
+            if is_inside(root, real) and os.path.isfile(real):
+                found.add(entry.relative_to(root).as_posix())
+        return sorted(found)
+
+    def changes(self) -> dict[str, bytes | None]:
+        """Regular files new or modified since the copy (their bytes), or deleted (None)."""
+        root = self.root
+        current = set(regular_files(root))
+        changed: dict[str, bytes | None] = {}
+        for relative in sorted(current | set(self._manifest)):
+            if relative not in current:
+                changed[relative] = None
+            elif file_digest(root / relative) != self._manifest.get(relative):
+                changed[relative] = (root / relative).read_bytes()
+        return changed
+
+    def _started(self) -> Path:
+        if self._base is None:
+            raise SandboxError(
+                "LocalSandbox is not open; use it as a context manager: "
+                "`with LocalSandbox(path) as sandbox: ...`"
+            )
+        return self._base
+
+    def _limits(self) -> Limits:
+        config = self.config
+        return Limits(
+            memory_mb=config.memory_mb,
+            cpu_seconds=config.cpu_seconds,
+            max_processes=config.max_processes,
+            file_size_mb=config.file_size_mb,
+        )

@@ -1,0 +1,150 @@
+"""Run one shell command with rlimits, a hard timeout and, when it works, bubblewrap."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from sandbox.base import ExecResult, SandboxError
+
+TIMEOUT_EXIT_CODE = 124
+"""Exit code reported for a command killed by its timeout, as coreutils `timeout` does."""
+
+# Output beyond this is elided in the middle: head and tail are what people read.
+_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
+# How long to wait for a killed process group to be reaped before giving up on it.
+_REAP_SECONDS = 5.0
+# --unshare-pid makes the command's whole tree die with bwrap, even processes that
+# left the process group with setsid; --die-with-parent ties bwrap to us.
+_BWRAP_BASE = ("--die-with-parent", "--unshare-pid", "--dev-bind", "/", "/", "--proc", "/proc")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to every process a command starts."""
+
+    memory_mb: int
+    cpu_seconds: int
+    max_processes: int
+    file_size_mb: int
+
+
+@functools.cache
+def bubblewrap_path() -> str | None:
+    """The `bwrap` binary if it can create the namespaces we use here, else None (tried once)."""
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return None
+    probe = [binary, *_BWRAP_BASE, "--unshare-net", "--", "/bin/sh", "-c", "true"]
+    try:
+        completed = subprocess.run(probe, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return binary if completed.returncode == 0 else None
+
+
+@functools.cache
+def _shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+def command_argv(command: str, cwd: Path, *, bwrap: str | None, network: bool) -> list[str]:
+    """The argv that runs `command` in `cwd`, inside bubblewrap when `bwrap` is given."""
+    shell = [_shell(), "-c", command]
+    if bwrap is None:
+        return shell
+    network_flags = [] if network else ["--unshare-net"]
+    return [bwrap, *_BWRAP_BASE, *network_flags, "--chdir", str(cwd), "--", *shell]
+
+
+def run_limited(
+    argv: list[str], *, cwd: Path, env: dict[str, str], timeout: float, limits: Limits
+) -> ExecResult:
+    """Run `argv` in its own session; on timeout kill the whole process group."""
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        # Files, not pipes: a grandchild holding a pipe open cannot make us hang.
+        started = time.monotonic()
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,
+                preexec_fn=functools.partial(_apply_limits, limits),
+            )
+        except OSError as error:
+            raise SandboxError(f"could not start {argv[0]!r}: {error}") from error
+        timed_out = _wait_then_kill_group(process, timeout)
+        duration = time.monotonic() - started
+        return ExecResult(
+            exit_code=TIMEOUT_EXIT_CODE if timed_out else _exit_code(process.returncode),
+            stdout=_read_output(stdout),
+            stderr=_read_output(stderr),
+            timed_out=timed_out,
+            duration=duration,
+        )
+
+
+def _wait_then_kill_group(process: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait for the command; kill its group either way so no background child lingers."""
+    try:
+        process.wait(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
+        os.killpg(process.pid, signal.SIGKILL)
+    # A process stuck in the kernel is not reaped; returning matters more than reaping it.
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=_REAP_SECONDS)
+    return timed_out
+
+
+def _exit_code(returncode: int | None) -> int:
+    # Report death by signal N as 128 + N, like a shell and like Docker do.
+    if returncode is None:
+        return TIMEOUT_EXIT_CODE
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _read_output(handle: IO[bytes]) -> str:
+    size = handle.seek(0, os.SEEK_END)
+    handle.seek(0)
+    if size <= _MAX_OUTPUT_BYTES:
+        return handle.read().decode("utf-8", errors="replace")
+    half = _MAX_OUTPUT_BYTES // 2
+    head = handle.read(half)
+    handle.seek(size - half)
+    tail = handle.read()
+    note = f"\n[… {size - 2 * half} bytes of output elided …]\n".encode()
+    return (head + note + tail).decode("utf-8", errors="replace")
+
+
+def _apply_limits(limits: Limits) -> None:
+    """Runs in the child between fork and exec."""
+    megabyte = 1024 * 1024
+    _set_limit(resource.RLIMIT_AS, limits.memory_mb * megabyte)
+    _set_limit(resource.RLIMIT_CPU, limits.cpu_seconds)
+    _set_limit(resource.RLIMIT_NPROC, limits.max_processes)
+    _set_limit(resource.RLIMIT_FSIZE, limits.file_size_mb * megabyte)
+
+
+def _set_limit(kind: int, value: int) -> None:
+    # An unprivileged process cannot raise its hard limit; never ask for more than it has.
+    _, hard = resource.getrlimit(kind)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(kind, (value, value))

@@ -11,6 +11,8 @@ Errors, all carrying a one-line message that names the fix:
      ├── ModelNotFoundError    404: check the model name or base URL
      ├── ModelUnavailableError retries exhausted (429, 5xx, timeouts, broken bodies)
      └── ScriptExhaustedError  a scripted model ran out of replies
+
+    ModelSpecError (a ValueError)  a bad `--model` spec or script file: a usage error
 """
 
 from __future__ import annotations
@@ -93,6 +95,10 @@ class ModelUnavailableError(ModelError):
 
 class ScriptExhaustedError(ModelError):
     pass
+
+
+class ModelSpecError(ValueError):
+    """The model spec cannot be turned into a model; the message names the fix."""
 
 
 def estimate_tokens(messages: list[Message]) -> int:

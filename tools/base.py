@@ -29,6 +29,10 @@ def allow_all_writes(path: str) -> str | None:
     return None
 
 
+class ToolError(Exception):
+    """Raised inside a tool to refuse a call; the registry turns it into an error result."""
+
+
 @dataclass
 class ToolResult:
     """What a tool call produced, as text for the model plus facts for the loop and traces."""
@@ -121,12 +125,21 @@ class ToolRegistry:
             args = tool.args_model.model_validate(decoded)
         except ValidationError as exc:
             return _format_error(f"Invalid arguments for {name}: {_describe(exc)}")
-        try:
-            return tool.run(context, args)
-        except SandboxError as exc:
-            return ToolResult(output=f"Error: {exc}", is_error=True)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            return ToolResult(output=f"Error: {type(exc).__name__}: {exc}", is_error=True)
+        return _run(tool, context, args)
+
+
+def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
+    try:
+        return tool.run(context, args)
+    except (ToolError, SandboxError) as exc:
+        return ToolResult(output=f"Error: {exc}", is_error=True)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return ToolResult(output=f"Error: {type(exc).__name__}: {exc}", is_error=True)
+    except Exception as exc:  # a tool bug must reach the model as text, not end the run
+        return ToolResult(
+            output=f"Error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}",
+            is_error=True,
+        )
 
 
 def _format_error(message: str) -> ToolResult:

@@ -1,0 +1,73 @@
+"""run_shell and run_tests through the registry, in a real LocalSandbox."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from sandbox import LocalSandbox
+from tools import ToolContext, ToolResult, default_registry
+
+
+def call(ctx: ToolContext, name: str, **arguments: Any) -> ToolResult:
+    return default_registry().call(ctx, name, json.dumps(arguments))
+
+
+@pytest.fixture
+def ctx(sample_sandbox: LocalSandbox) -> ToolContext:
+    return ToolContext(sandbox=sample_sandbox, test_timeout=60)
+
+
+def test_run_shell_reports_exit_code_and_both_streams(ctx: ToolContext) -> None:
+    result = call(ctx, "run_shell", command="echo out; echo err >&2; exit 3")
+    assert result.exit_code == 3 and not result.is_error
+    assert result.output == "exit code: 3\nstdout:\nout\nstderr:\nerr"
+
+
+def test_run_shell_runs_in_the_workspace(ctx: ToolContext) -> None:
+    result = call(ctx, "run_shell", command="python3 -c 'import calc; print(calc.add(2, 2))'")
+    assert result.exit_code == 0 and result.output.endswith("stdout:\n4")
+    assert call(ctx, "run_shell", command="true").output == "exit code: 0\n(no output)"
+
+
+def test_run_shell_timeout(ctx: ToolContext) -> None:
+    result = call(ctx, "run_shell", command="echo started; sleep 30", timeout=1)
+    assert result.output.startswith("timed out after 1s")
+    assert result.exit_code != 0
+
+
+def test_run_shell_asks_approval_and_respects_a_no(sample_sandbox: LocalSandbox) -> None:
+    asked: list[tuple[str, str]] = []
+
+    def deny(action: str, detail: str) -> bool:
+        asked.append((action, detail))
+        return False
+
+    ctx = ToolContext(sandbox=sample_sandbox, approve=deny)
+    result = call(ctx, "run_shell", command="touch made.txt")
+    assert result.is_error and "declined" in result.output
+    assert asked == [("shell", "touch made.txt")]
+    assert "made.txt" not in sample_sandbox.list()
+
+
+def test_run_tests_returns_text_and_structured_data(ctx: ToolContext) -> None:
+    result = call(ctx, "run_tests")
+    assert not result.is_error and result.exit_code == 1
+    assert result.output.splitlines()[0].startswith("1 passed, 2 failed, 1 error in ")
+    assert "FAILED tests/test_calc.py::test_add (tests/test_calc.py:5)" in result.output
+    assert result.data is not None and result.data["failed"] == 2
+    assert result.data["outcomes"]["tests/test_calc.py::test_add_small"] == "passed"
+
+
+def test_run_tests_selects_node_ids(ctx: ToolContext) -> None:
+    result = call(ctx, "run_tests", tests=["tests/test_calc.py::test_add_small"])
+    assert result.output.startswith("1 passed, 0 failed, 0 errors in ")
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("test", ["/etc/x.py", "../x.py", "--rootdir=/", "-p evil", ""])
+def test_run_tests_refuses_options_and_outside_paths(ctx: ToolContext, test: str) -> None:
+    result = call(ctx, "run_tests", tests=[test])
+    assert result.is_error and result.data is None

@@ -1,0 +1,161 @@
+"""run_pytest and its plugin on real projects in a LocalSandbox, and render_test_run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sandbox import LocalSandbox
+from tools import TestOutcome, TestRun, render_test_run, run_pytest
+
+
+def make_project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in {"pytest.ini": "[pytest]\n", **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def failure(run: TestRun, nodeid: str) -> TestOutcome:
+    return next(test for test in run.failures if test.nodeid == nodeid)
+
+
+def test_counts_and_comparison_operands(sample_sandbox: LocalSandbox) -> None:
+    run = run_pytest(sample_sandbox, None, timeout=60)
+    assert (run.passed, run.failed, run.errors, run.exit_code) == (1, 2, 1, 1)
+    assert run.report_found and not run.timed_out
+    add = failure(run, "tests/test_calc.py::test_add")
+    assert (add.file, add.line, add.crash_line) == ("tests/test_calc.py", 4, 5)
+    assert add.exc_type == "AssertionError" and add.message.startswith("assert 4 == 5")
+    assert add.comparison is not None
+    assert (add.comparison.op, add.comparison.left, add.comparison.right) == ("==", "4", "5")
+    assert add.traceback[-1].code == "assert add(2, 2) == 5"
+    settings = failure(run, "tests/test_settings.py::test_settings")
+    assert settings.comparison is not None
+    assert settings.comparison.left == "{'debug': False, 'level': 2}"
+    assert settings.comparison.right == "{'debug': True, 'level': 2}"
+
+
+def test_collection_error_is_an_entry(sample_sandbox: LocalSandbox) -> None:
+    run = run_pytest(sample_sandbox, None, timeout=60)
+    broken = failure(run, "tests/test_broken.py")
+    assert (broken.outcome, broken.exc_type, broken.line) == ("error", "SyntaxError", 1)
+    assert "def broken(:" in broken.message
+
+
+def test_selecting_a_node_id(sample_sandbox: LocalSandbox) -> None:
+    run = run_pytest(sample_sandbox, ["tests/test_calc.py::test_add"], timeout=60)
+    assert run.outcomes == {"tests/test_calc.py::test_add": "failed"}
+    assert (run.passed, run.failed, run.errors) == (0, 1, 0)
+
+
+def test_render_for_the_model(sample_sandbox: LocalSandbox) -> None:
+    text = render_test_run(run_pytest(sample_sandbox, None, timeout=60))
+    assert text.splitlines()[0].startswith("1 passed, 2 failed, 1 error in ")
+    block = text.split("FAILED tests/test_settings.py::test_settings")[1]
+    assert "  AssertionError: assert {'debug': False, 'level': 2} == {" in block
+    assert "  assert left == right\n    left = {'debug': False, 'level': 2}\n" in block
+    assert "    right = {'debug': True, 'level': 2}\n" in block
+    assert "tests/test_settings.py:5 in test_settings" in block
+    assert "ERROR tests/test_broken.py (tests/test_broken.py:1)" in text
+
+
+MISC_TESTS = """
+import pytest
+
+@pytest.fixture
+def boom():
+    raise RuntimeError('no database')
+
+def test_setup(boom):
+    pass
+
+@pytest.mark.skip(reason='later')
+def test_skip():
+    pass
+
+@pytest.mark.xfail
+def test_xfail():
+    assert 1 == 2
+
+@pytest.mark.xfail
+def test_xpass():
+    pass
+
+def test_raises():
+    {}['missing']
+"""
+
+
+def test_other_outcomes_and_setup_errors(tmp_path: Path) -> None:
+    with LocalSandbox(make_project(tmp_path, {"tests/test_misc.py": MISC_TESTS})) as sandbox:
+        run = run_pytest(sandbox, None, timeout=60)
+    prefix = "tests/test_misc.py::"
+    assert {k.removeprefix(prefix): v for k, v in run.outcomes.items()} == {
+        "test_setup": "error",
+        "test_skip": "skipped",
+        "test_xfail": "xfailed",
+        "test_xpass": "xpassed",
+        "test_raises": "failed",
+    }
+    setup = failure(run, prefix + "test_setup")
+    assert (setup.exc_type, setup.message) == ("RuntimeError", "no database")
+    raised = failure(run, prefix + "test_raises")
+    assert raised.exc_type == "KeyError" and raised.comparison is None
+
+
+LEAK_TESTS = """
+import pytest
+
+def test_first():
+    with pytest.raises(AssertionError):
+        assert 1 == 2
+
+def test_second():
+    assert False, 'plain failure'
+"""
+
+
+def test_comparison_stash_does_not_leak_between_tests(tmp_path: Path) -> None:
+    with LocalSandbox(make_project(tmp_path, {"tests/test_leak.py": LEAK_TESTS})) as sandbox:
+        run = run_pytest(sandbox, None, timeout=60)
+    assert run.failures[0].nodeid.endswith("test_second") and run.failures[0].comparison is None
+
+
+SLOW_TESTS = """
+import time
+
+def test_fast():
+    pass
+
+def test_hang():
+    time.sleep(60)
+"""
+
+
+def test_timeout_names_the_running_test(tmp_path: Path) -> None:
+    with LocalSandbox(make_project(tmp_path, {"tests/test_slow.py": SLOW_TESTS})) as sandbox:
+        run = run_pytest(sandbox, None, timeout=3)
+    assert run.timed_out and not run.report_found
+    assert run.running == "tests/test_slow.py::test_hang"
+    assert failure(run, "tests/test_slow.py::test_hang").exc_type == "Timeout"
+    assert "timed out after 3s while running tests/test_slow.py::test_hang" in render_test_run(run)
+
+
+def test_broken_conftest_falls_back_to_output(tmp_path: Path) -> None:
+    files = {
+        "tests/conftest.py": "import no_such_module\n",
+        "tests/test_a.py": "def test_a():\n    pass\n",
+    }
+    with LocalSandbox(make_project(tmp_path, files)) as sandbox:
+        sandbox.write(".coder/pytest_report.json", b'{"exit_code": 0, "tests": []}')
+        run = run_pytest(sandbox, None, timeout=60)
+    assert not run.report_found and run.exit_code == 4
+    text = render_test_run(run)
+    assert "pytest exited with code 4 (usage error" in text
+    assert "no_such_module" in text
+
+
+def test_no_tests_collected(tmp_path: Path) -> None:
+    with LocalSandbox(make_project(tmp_path, {"tests/test_none.py": "X = 1\n"})) as sandbox:
+        run = run_pytest(sandbox, None, timeout=60)
+    assert run.exit_code == 5 and "No tests were collected" in render_test_run(run)

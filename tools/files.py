@@ -1,0 +1,314 @@
+"""File tools: read_file, write_file, edit_file, list_files and search.
+
+Every path goes through `clean_relative`, so absolute paths and `..` escapes are refused
+before the sandbox sees them; the sandbox itself refuses symlinks that lead outside.
+"""
+
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatch
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox import IGNORED_DIRS, RESERVED_DIR, PathOutsideWorkspace, SandboxError, clean_relative
+from tools._text import (
+    CONTEXT_LINES,
+    ambiguous_message,
+    is_binary,
+    line_of,
+    match_line_endings,
+    miss_message,
+    number_lines,
+    split_lines,
+)
+from tools.base import Tool, ToolContext, ToolError, ToolResult
+
+PAGE_LINES = 400
+"""The most lines read_file returns in one call."""
+MAX_LISTED = 500
+MAX_MATCHES = 100
+MAX_SEARCH_BYTES = 2_000_000
+"""Larger files (data dumps, bundles) are skipped by search."""
+
+
+class ListFilesArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(default=".", description="Folder to list, relative to the root.")
+    pattern: str | None = Field(
+        default=None,
+        description="Glob matched against the relative path or the file name, e.g. 'test_*.py'.",
+    )
+
+
+class SearchArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    pattern: str = Field(description="Python regular expression searched for in each line.")
+    path: str = Field(default=".", description="File or folder to search, relative to the root.")
+
+
+class ReadFileArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(description="File path relative to the workspace root.")
+    start_line: int | None = Field(
+        default=None, ge=1, description="First line to show (1-based). Default: 1."
+    )
+    end_line: int | None = Field(
+        default=None,
+        ge=1,
+        description=f"Last line to show, inclusive. Default: start_line + {PAGE_LINES - 1}.",
+    )
+
+
+class WriteFileArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(description="File path relative to the workspace root.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+class EditFileArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(description="File path relative to the workspace root.")
+    old: str = Field(
+        description="Exact text to replace, including indentation; must occur exactly once."
+    )
+    new: str = Field(description="Text to put in its place (may be empty to delete).")
+
+
+READ_FILE_DESCRIPTION = f"""\
+Read a text file with numbered lines (`  12 | text`).
+Use it to see the exact current text and line numbers before editing. Files longer than \
+{PAGE_LINES} lines come in pages; the note at the end says how to get the next one.
+Do not use it to find where something is defined (use search) or to see what files exist \
+(use list_files). Binary files are refused.
+Example: {{"path": "tests/test_calc.py", "start_line": 1, "end_line": 60}}"""
+
+WRITE_FILE_DESCRIPTION = """\
+Create a file or replace its whole content.
+Use it for new files, or when most of a file changes. The write policy may refuse some \
+paths (for example source files when only tests may change).
+Do not use it for small changes to an existing file: edit_file is safer and cheaper.
+Example: {"path": "tests/test_parse.py", "content": "from app import parse\\n\\n\\ndef \
+test_parse():\\n    assert parse('1') == 1\\n"}"""
+
+EDIT_FILE_DESCRIPTION = """\
+Replace one exact piece of text in a file with new text.
+`old` must match the file exactly (spaces, indentation, quotes) and occur exactly once; \
+copy it from read_file output without the line-number prefix. On a miss the nearest lines \
+are shown so you can correct `old`; if it occurs several times, include more lines.
+Do not use it to create files or rewrite most of one (use write_file).
+Example: {"path": "tests/test_calc.py", "old": "    assert add(2, 2) == 5", \
+"new": "    assert add(2, 2) == 4"}"""
+
+
+LIST_FILES_DESCRIPTION = f"""\
+List the files under a folder (recursively), as paths relative to the workspace root.
+Use it to discover the layout: where the tests and the modules they import live. \
+.git, virtualenvs and caches are left out; at most {MAX_LISTED} paths are returned.
+Do not use it to look inside files (use search or read_file).
+Example: {{"path": "tests", "pattern": "test_*.py"}}"""
+
+SEARCH_DESCRIPTION = f"""\
+Search text files for a Python regular expression; results are `path:line: text`.
+Use it to find where a name is defined, imported or used before reading or editing. \
+At most {MAX_MATCHES} matches are returned; narrow `path` or the pattern for more.
+Do not use it to read a whole file (use read_file).
+Example: {{"pattern": "def parse_date", "path": "src"}}"""
+
+
+def list_files(ctx: ToolContext, args: ListFilesArgs) -> ToolResult:
+    path = clean_relative(args.path)
+    files = [name for name in ctx.sandbox.list(path) if not _ignored(name)]
+    if args.pattern:
+        files = [name for name in files if _glob_match(name, args.pattern)]
+    where = "the workspace" if path == "." else path
+    if not files:
+        suffix = f" matching {args.pattern!r}" if args.pattern else ""
+        return ToolResult(output=f"No files{suffix} under {where}.")
+    shown = "\n".join(files[:MAX_LISTED])
+    if len(files) > MAX_LISTED:
+        shown += (
+            f"\n[{MAX_LISTED} of {len(files)} files shown; narrow the listing with "
+            "`path` or `pattern`.]"
+        )
+    return ToolResult(output=shown)
+
+
+def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
+    try:
+        regex = re.compile(args.pattern)
+    except re.error as exc:
+        raise ToolError(
+            f"invalid regular expression {args.pattern!r}: {exc}. Escape special "
+            "characters such as ( [ . * with a backslash."
+        ) from None
+    path = clean_relative(args.path)
+    matches: list[str] = []
+    total = 0
+    for name in ctx.sandbox.list(path):
+        if _ignored(name):
+            continue
+        for number, line in _text_lines(ctx, name):
+            if regex.search(line):
+                total += 1
+                if len(matches) < MAX_MATCHES:
+                    matches.append(f"{name}:{number}: {_clip(line.strip())}")
+    if not matches:
+        where = "the workspace" if path == "." else path
+        return ToolResult(output=f"No matches for {args.pattern!r} in {where}.")
+    if total > MAX_MATCHES:
+        matches.append(f"[{MAX_MATCHES} of {total} matches shown; narrow the pattern or `path`.]")
+    return ToolResult(output="\n".join(matches))
+
+
+def _ignored(path: str) -> bool:
+    return any(part in IGNORED_DIRS for part in path.split("/")[:-1])
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    loose = pattern.removeprefix("**/")
+    return any(fnmatch(candidate, glob) for candidate in (path, name) for glob in (pattern, loose))
+
+
+def _text_lines(ctx: ToolContext, path: str) -> list[tuple[int, str]]:
+    """Numbered lines of a text file; nothing for binary, huge or unreadable files."""
+    try:
+        data = ctx.sandbox.read(path)
+    except (SandboxError, OSError):
+        return []
+    if len(data) > MAX_SEARCH_BYTES or is_binary(data):
+        return []
+    return list(enumerate(split_lines(data.decode("utf-8", errors="replace")), start=1))
+
+
+def _clip(line: str, limit: int = 200) -> str:
+    return line if len(line) <= limit else line[:limit] + "…"
+
+
+def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
+    path = clean_relative(args.path)
+    data = read_bytes(ctx, path)
+    if is_binary(data):
+        return ToolResult(
+            output=f"{path} is a binary file ({len(data)} bytes); read_file shows text only.",
+            is_error=True,
+        )
+    lines = split_lines(data.decode("utf-8", errors="replace"))
+    if not lines:
+        return ToolResult(output=f"{path} is empty (0 lines).")
+    start = args.start_line or 1
+    if start > len(lines):
+        raise ToolError(f"start_line {start} is past the end of {path} ({len(lines)} lines).")
+    requested_end = args.end_line or start + PAGE_LINES - 1
+    if requested_end < start:
+        raise ToolError(f"end_line {requested_end} is before start_line {start}.")
+    end = min(requested_end, start + PAGE_LINES - 1, len(lines))
+    header = f"{path} (lines {start}-{end} of {len(lines)})"
+    body = number_lines(lines[start - 1 : end], start)
+    if end < len(lines) and (args.end_line is None or end < requested_end):
+        body += (
+            f"\n[Showing lines {start}-{end} of {len(lines)}; at most {PAGE_LINES} per call. "
+            f"Call read_file with start_line={end + 1} for the next page.]"
+        )
+    return ToolResult(output=f"{header}\n{body}")
+
+
+def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
+    path = check_writable(ctx, args.path)
+    existed = _exists(ctx, path)
+    if not ctx.approved("write", path):
+        raise ToolError(declined(f"writing {path}"))
+    data = args.content.encode("utf-8")
+    ctx.sandbox.write(path, data)
+    verb = "Replaced" if existed else "Created"
+    count = len(split_lines(args.content))
+    return ToolResult(output=f"{verb} {path} ({count} lines, {len(data)} bytes).")
+
+
+def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
+    path = check_writable(ctx, args.path)
+    if not args.old:
+        raise ToolError(
+            "`old` is empty; give the exact text to replace (use write_file to create a file)."
+        )
+    if args.old == args.new:
+        raise ToolError("`old` and `new` are the same; nothing would change.")
+    text = _read_text(ctx, path)
+    old, new = match_line_endings(text, args.old, args.new)
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(miss_message(path, text, args.old))
+    if count > 1:
+        raise ToolError(ambiguous_message(path, text, old, count))
+    if not ctx.approved("write", path):
+        raise ToolError(declined(f"editing {path}"))
+    offset = text.index(old)
+    updated = text[:offset] + new + text[offset + len(old) :]
+    ctx.sandbox.write(path, updated.encode("utf-8"))
+    first = line_of(updated, offset)
+    last = first + len(split_lines(new)) - 1 if new else first
+    lines = split_lines(updated)
+    start = max(1, first - CONTEXT_LINES)
+    shown = number_lines(lines[start - 1 : min(len(lines), last + CONTEXT_LINES)], start)
+    return ToolResult(output=f"Edited {path}. The changed region now reads:\n{shown}")
+
+
+def check_writable(ctx: ToolContext, raw_path: str) -> str:
+    """Clean `raw_path` and apply the reserved-folder rule and the write policy."""
+    path = clean_relative(raw_path)
+    if path == RESERVED_DIR or path.lower().startswith(RESERVED_DIR + "/"):
+        raise ToolError(
+            f"{path} is inside {RESERVED_DIR}/, which holds coder's own files; "
+            "writing there is never allowed."
+        )
+    reason = ctx.write_policy(path)
+    if reason:
+        raise ToolError(reason)
+    return path
+
+
+def declined(what: str) -> str:
+    return (
+        f"The user declined {what}. Do not retry the same action; continue without it, "
+        "or explain in finish what you could not do."
+    )
+
+
+def read_bytes(ctx: ToolContext, path: str) -> bytes:
+    try:
+        return ctx.sandbox.read(path)
+    except PathOutsideWorkspace:
+        raise
+    except (SandboxError, OSError) as exc:
+        raise ToolError(f"{exc}. Use list_files to see what exists.") from None
+
+
+def _exists(ctx: ToolContext, path: str) -> bool:
+    try:
+        ctx.sandbox.read(path)
+    except PathOutsideWorkspace:
+        raise
+    except (SandboxError, OSError):
+        return False
+    return True
+
+
+def _read_text(ctx: ToolContext, path: str) -> str:
+    data = read_bytes(ctx, path)
+    if is_binary(data):
+        raise ToolError(f"{path} is a binary file; edit_file changes text files only.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(
+            f"{path} is not valid UTF-8; edit_file would corrupt it. "
+            "Replace it with write_file if you must change it."
+        ) from None
+
+
+LIST_FILES = Tool("list_files", LIST_FILES_DESCRIPTION, ListFilesArgs, list_files)
+SEARCH = Tool("search", SEARCH_DESCRIPTION, SearchArgs, search)
+READ_FILE = Tool("read_file", READ_FILE_DESCRIPTION, ReadFileArgs, read_file)
+WRITE_FILE = Tool("write_file", WRITE_FILE_DESCRIPTION, WriteFileArgs, write_file)
+EDIT_FILE = Tool("edit_file", EDIT_FILE_DESCRIPTION, EditFileArgs, edit_file)

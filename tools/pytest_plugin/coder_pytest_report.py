@@ -1,0 +1,214 @@
+"""coder's pytest plugin: write each test's outcome, and why it failed, as JSON.
+
+Loaded with `-p coder_pytest_report`; writes to the file named by CODER_PYTEST_REPORT at
+the end of the session, and the node id of the running test to `<report>.current` (so a
+timeout can say which test hung). It runs under whatever python and pytest the sandbox
+has (pytest 6 and later), so it uses only long-stable hooks and the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import textwrap
+import time
+import traceback
+from typing import Any
+
+import pytest
+
+_MAX_REPR = 2000
+_MAX_MESSAGE_LINES = 15
+_MAX_MESSAGE_CHARS = 3000
+_MAX_FRAMES = 6
+_INTERNAL = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "coder_pytest_report")
+
+
+class _Collector:
+    def __init__(self, path: str, root: str) -> None:
+        self.path = path
+        self.root = root
+        self.started = time.time()
+        self.tests: dict[str, dict[str, Any]] = {}
+        self.failures: dict[str, dict[str, Any]] = {}
+        """Exception details of each test's first failing phase, by node id."""
+        self.comparison: dict[str, str] | None = None
+
+
+_state: _Collector | None = None
+
+
+def pytest_configure(config: Any) -> None:
+    global _state
+    path = os.environ.get("CODER_PYTEST_REPORT")
+    if path:
+        root = str(getattr(config, "rootpath", "") or os.getcwd())
+        _state = _Collector(os.path.abspath(path), root)
+
+
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    if _state is None:
+        return
+    _state.comparison = None  # a comparison belongs to the test that made it
+    _write(_state.path + ".current", nodeid)
+
+
+def pytest_assertrepr_compare(config: Any, op: str, left: Any, right: Any) -> None:
+    # Called while the failing assert of the current test is being explained.
+    if _state is not None:
+        _state.comparison = {"op": op, "left": _safe_repr(left), "right": _safe_repr(right)}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> None:
+    excinfo = call.excinfo
+    if _state is None or excinfo is None or item.nodeid in _state.failures:
+        return
+    value = excinfo.value
+    if isinstance(value, (pytest.skip.Exception, pytest.xfail.Exception)):
+        return
+    detail: dict[str, Any] = {
+        "exc_type": type(value).__name__,
+        "message": _first_lines(_exception_text(value)),
+        "traceback": _frames(excinfo.tb, _state.root),
+    }
+    if isinstance(value, AssertionError) and _state.comparison is not None:
+        detail["comparison"] = _state.comparison
+    _state.failures[item.nodeid] = detail
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    if _state is None:
+        return
+    entry = _state.tests.get(report.nodeid)
+    if entry is None:
+        file, line, _ = report.location
+        entry = {
+            "nodeid": report.nodeid,
+            "outcome": "passed",
+            "file": file,
+            "line": None if line is None else line + 1,
+            "duration": 0.0,
+        }
+        _state.tests[report.nodeid] = entry
+    entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
+    outcome = _phase_outcome(report, entry["outcome"])
+    if outcome is not None:
+        entry["outcome"] = outcome
+    if report.failed and "exc_type" not in entry:
+        entry.update(_state.failures.get(report.nodeid) or _from_longrepr(report))
+        entry["crash_line"] = _crash_line(entry)
+
+
+def pytest_collectreport(report: Any) -> None:
+    if _state is None or not report.failed:
+        return
+    text = _longrepr_text(report).replace(_state.root + os.sep, "")
+    file = report.nodeid.split("::")[0]
+    reported = textwrap.dedent(
+        "\n".join(line[1:] for line in text.splitlines() if line.startswith("E "))
+    ).splitlines()
+    types = re.findall(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit))\b", "\n".join(reported), re.M)
+    lines = re.findall(r'File "[^"]*", line (\d+)', text)
+    lines += re.findall(rf"^{re.escape(file)}:(\d+):", text, re.M) if file else []
+    _state.tests[report.nodeid or "<collection>"] = {
+        "nodeid": report.nodeid or "<collection>",
+        "outcome": "error",
+        "file": file,
+        "line": int(lines[-1]) if lines else None,
+        "duration": 0.0,
+        "exc_type": types[-1] if types else "CollectionError",
+        "message": _first_lines("\n".join(reported) or text, from_end=True),
+        "traceback": [],
+    }
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    if _state is None:
+        return
+    tests = list(_state.tests.values())
+    totals = {name: 0 for name in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")}
+    for entry in tests:
+        totals[entry["outcome"]] = totals.get(entry["outcome"], 0) + 1
+    report = {
+        "version": 1,
+        "exit_code": int(exitstatus),
+        "totals": totals,
+        "tests": tests,
+        "duration": round(time.time() - _state.started, 3),
+    }
+    _write(_state.path, json.dumps(report, indent=1))
+
+
+def _phase_outcome(report: Any, current: str) -> str | None:
+    wasxfail = hasattr(report, "wasxfail")
+    if report.when == "call":
+        if wasxfail:
+            return "xfailed" if report.skipped else "xpassed" if report.passed else "failed"
+        return str(report.outcome)
+    if report.failed:
+        return "error" if report.when == "setup" or current == "passed" else None
+    if report.skipped and report.when == "setup":
+        return "xfailed" if wasxfail else "skipped"
+    return None
+
+
+def _frames(tb: Any, root: str) -> list[dict[str, Any]]:
+    frames = [f for f in traceback.extract_tb(tb) if not any(m in f.filename for m in _INTERNAL)]
+    return [
+        {
+            "file": os.path.relpath(f.filename, root) if os.path.isabs(f.filename) else f.filename,
+            "line": f.lineno,
+            "function": f.name,
+            "code": (f.line or "").strip()[:200],
+        }
+        for f in frames[-_MAX_FRAMES:]
+    ]
+
+
+def _crash_line(entry: dict[str, Any]) -> int | None:
+    in_test_file = [f["line"] for f in entry.get("traceback", []) if f["file"] == entry["file"]]
+    return in_test_file[-1] if in_test_file else entry.get("line")
+
+
+def _from_longrepr(report: Any) -> dict[str, Any]:
+    """Details of a failure that raised nothing we saw, e.g. a strict xfail that passed."""
+    return {"exc_type": None, "message": _first_lines(_longrepr_text(report)), "traceback": []}
+
+
+def _longrepr_text(report: Any) -> str:
+    text = getattr(report, "longreprtext", None)
+    return str(text if text is not None else report.longrepr)
+
+
+def _exception_text(value: BaseException) -> str:
+    try:
+        return str(value)
+    except Exception as exc:  # a broken __str__ must not break the report
+        return f"<str() failed: {type(exc).__name__}>"
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:
+        return f"<repr() failed: {type(exc).__name__}: {exc}>"
+    return text if len(text) <= _MAX_REPR else text[:_MAX_REPR] + "..."
+
+
+def _first_lines(text: str, from_end: bool = False) -> str:
+    lines = text.strip("\n").splitlines()
+    kept = lines[-_MAX_MESSAGE_LINES:] if from_end else lines[:_MAX_MESSAGE_LINES]
+    message = "\n".join(kept)
+    if len(kept) < len(lines):
+        message = f"...\n{message}" if from_end else f"{message}\n..."
+    return message[:_MAX_MESSAGE_CHARS]
+
+
+def _write(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    partial = path + ".partial"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(partial, path)

@@ -1,0 +1,87 @@
+"""Command tools: run_shell and run_tests, both inside the sandbox."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox import clean_relative
+from tools.base import Tool, ToolContext, ToolError, ToolResult
+from tools.files import declined
+from tools.testrun import render_test_run, run_pytest
+
+
+class RunShellArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    command: str = Field(description="Shell command, run with sh in the workspace root.")
+    timeout: float | None = Field(
+        default=None, gt=0, le=3600, description="Seconds before the command is killed."
+    )
+
+
+class RunTestsArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tests: list[str] | None = Field(
+        default=None,
+        description="Test files or node ids to run, e.g. 'tests/test_calc.py::test_add'. "
+        "Default: the whole suite.",
+    )
+
+
+RUN_SHELL_DESCRIPTION = """\
+Run a shell command in the sandbox's copy of the repository; shows exit code, stdout \
+and stderr.
+Use it for things the other tools cannot do: checking the python version, running a \
+script, `git diff`, inspecting installed packages. The network is usually off.
+Do not use it to run the tests (run_tests returns structured failures), to read or \
+edit files (read_file, edit_file), or to search (search).
+Example: {"command": "python3 -c 'import calc; print(calc.add(2, 2))'", "timeout": 30}"""
+
+RUN_TESTS_DESCRIPTION = """\
+Run pytest in the sandbox and report the results: counts, then for each failure the \
+node id, file:line, exception and message, the compared values of a failed assert, and \
+a short traceback.
+Use it first to see what fails, and again after each change to check it. Pass node ids \
+to rerun only some tests; run the whole suite before finishing.
+Do not run pytest through run_shell.
+Example: {"tests": ["tests/test_calc.py::test_add"]}"""
+
+
+def run_shell(ctx: ToolContext, args: RunShellArgs) -> ToolResult:
+    if not ctx.approved("shell", args.command):
+        raise ToolError(declined(f"running the command {args.command!r}"))
+    timeout = args.timeout or ctx.shell_timeout
+    result = ctx.sandbox.exec(args.command, timeout=timeout)
+    parts = []
+    if result.timed_out:
+        parts.append(f"timed out after {timeout:g}s; the command was killed.")
+    parts.append(f"exit code: {result.exit_code}")
+    if result.stdout:
+        parts.append(f"stdout:\n{result.stdout.rstrip()}")
+    if result.stderr:
+        parts.append(f"stderr:\n{result.stderr.rstrip()}")
+    if not (result.stdout or result.stderr):
+        parts.append("(no output)")
+    # A command that ran and exited non-zero is a result, not a failed tool call.
+    return ToolResult(output="\n".join(parts), exit_code=result.exit_code)
+
+
+def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
+    tests = [_checked_test_id(test) for test in args.tests or []]
+    run = run_pytest(ctx.sandbox, tests or None, timeout=ctx.test_timeout)
+    return ToolResult(output=render_test_run(run), exit_code=run.exit_code, data=run.model_dump())
+
+
+def _checked_test_id(test: str) -> str:
+    """A node id or path inside the workspace; never a pytest option."""
+    test = test.strip()
+    if not test or test.startswith("-"):
+        raise ToolError(
+            f"{test!r} is not a test file or node id; give paths like 'tests/test_calc.py' "
+            "or 'tests/test_calc.py::test_add' (options are not accepted)."
+        )
+    path, separator, rest = test.partition("::")
+    return clean_relative(path) + separator + rest
+
+
+RUN_SHELL = Tool("run_shell", RUN_SHELL_DESCRIPTION, RunShellArgs, run_shell)
+RUN_TESTS = Tool("run_tests", RUN_TESTS_DESCRIPTION, RunTestsArgs, run_tests)

@@ -1,0 +1,262 @@
+"""Run pytest in a sandbox and read back structured results.
+
+The plugin in `tools/pytest_plugin/` is copied into `.coder/pytest_plugin/` and writes
+`.coder/pytest_report.json`; when pytest dies before writing it (a timeout, a crash, a
+broken conftest) the counts are parsed from pytest's own output instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from importlib import resources
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from sandbox import ExecResult, Sandbox, SandboxError
+
+PLUGIN_NAME = "coder_pytest_report"
+PLUGIN_DIR = ".coder/pytest_plugin"
+REPORT_PATH = ".coder/pytest_report.json"
+CURRENT_PATH = REPORT_PATH + ".current"
+_TAIL_CHARS = 3000
+_FAILED = ("failed", "error")
+_SUMMARY_WORD = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
+
+
+class Frame(BaseModel):
+    file: str
+    line: int | None = None
+    function: str = ""
+    code: str = ""
+
+
+class Comparison(BaseModel):
+    """A failed `assert left <op> right`, with the repr of both operands."""
+
+    op: str
+    left: str
+    right: str
+
+
+class TestOutcome(BaseModel):
+    """One test (or a module that failed to collect) and, when it failed, why."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class
+    nodeid: str
+    outcome: str
+    """passed, failed, error, skipped, xfailed or xpassed."""
+    file: str = ""
+    line: int | None = None
+    """Where the test is defined (for a collection error: where the error is)."""
+    duration: float = 0.0
+    exc_type: str | None = None
+    message: str = ""
+    crash_line: int | None = None
+    """The line in the test's own file where it failed."""
+    traceback: list[Frame] = Field(default_factory=list)
+    comparison: Comparison | None = None
+
+
+class TestRun(BaseModel):
+    """The result of one pytest run in a sandbox."""
+
+    __test__: ClassVar[bool] = False
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    xfailed: int = 0
+    xpassed: int = 0
+    failures: list[TestOutcome] = Field(default_factory=list)
+    """Failed tests and errors (including collection errors), in run order."""
+    outcomes: dict[str, str] = Field(default_factory=dict)
+    """Every test's outcome by node id."""
+    exit_code: int | None = None
+    timed_out: bool = False
+    timeout: float | None = None
+    running: str | None = None
+    """The test that was running when a timeout killed pytest, if known."""
+    duration: float = 0.0
+    output_tail: str = ""
+    report_found: bool = False
+    """False when pytest died before the plugin wrote its report; counts then come from
+    pytest's output."""
+
+    @property
+    def ok(self) -> bool:
+        return self.report_found and self.exit_code == 0 and not self.failures
+
+
+def pytest_command(tests: list[str] | None = None) -> str:
+    """The shell command run_pytest executes in the workspace root."""
+    env = (
+        f"env PYTHONPATH={PLUGIN_DIR}${{PYTHONPATH:+:$PYTHONPATH}} "
+        f"CODER_PYTEST_REPORT={REPORT_PATH} PYTHONDONTWRITEBYTECODE=1"
+    )
+    pytest = (
+        f"python3 -m pytest -p {PLUGIN_NAME} -p no:cacheprovider -q -rN --tb=short"
+        # One module that fails to import must not hide every other test's result.
+        " --continue-on-collection-errors"
+    )
+    selected = " ".join(shlex.quote(test) for test in tests or [])
+    return f"{env} {pytest} {selected}".rstrip()
+
+
+def run_pytest(sandbox: Sandbox, tests: list[str] | None, timeout: float) -> TestRun:
+    """Run pytest (all tests, or the given node ids / paths) and collect the results."""
+    source = resources.files("tools").joinpath("pytest_plugin", f"{PLUGIN_NAME}.py")
+    sandbox.write(f"{PLUGIN_DIR}/{PLUGIN_NAME}.py", source.read_bytes())
+    sandbox.write(REPORT_PATH, b"")  # a stale report must never pass for this run's
+    sandbox.write(CURRENT_PATH, b"")
+    result = sandbox.exec(pytest_command(tests), timeout=timeout)
+    report = _load_json(sandbox, REPORT_PATH)
+    run = _from_report(report) if report is not None else _from_output(result.stdout)
+    run.exit_code = report["exit_code"] if report is not None else result.exit_code
+    run.timed_out, run.output_tail = result.timed_out, _tail(result)
+    if result.timed_out:
+        _mark_timeout(run, timeout, _read_text(sandbox, CURRENT_PATH) or None)
+    if not run.duration:
+        run.duration = result.duration
+    return run
+
+
+def _mark_timeout(run: TestRun, timeout: float, running: str | None) -> None:
+    """Blame the test that was running when pytest was killed, so it shows as failing."""
+    run.timeout, run.running = timeout, running
+    if running and running not in run.outcomes:
+        run.errors += 1
+        run.outcomes[running] = "error"
+        run.failures.append(
+            TestOutcome(
+                nodeid=running,
+                outcome="error",
+                file=running.split("::")[0],
+                exc_type="Timeout",
+                message=f"still running when pytest was killed after {timeout:g}s",
+            )
+        )
+
+
+def _from_report(report: dict[str, Any]) -> TestRun:
+    tests = [TestOutcome.model_validate(entry) for entry in report.get("tests", [])]
+    totals = report.get("totals", {})
+    return TestRun(
+        passed=totals.get("passed", 0),
+        failed=totals.get("failed", 0),
+        errors=totals.get("error", 0),
+        skipped=totals.get("skipped", 0),
+        xfailed=totals.get("xfailed", 0),
+        xpassed=totals.get("xpassed", 0),
+        failures=[test for test in tests if test.outcome in _FAILED],
+        outcomes={test.nodeid: test.outcome for test in tests},
+        duration=float(report.get("duration", 0.0)),
+        report_found=True,
+    )
+
+
+def _from_output(stdout: str) -> TestRun:
+    """Counts from pytest's final summary line, e.g. `1 failed, 2 passed in 0.12s`."""
+    run = TestRun()
+    for line in reversed(stdout.splitlines()):
+        words = _SUMMARY_WORD.findall(line)
+        if words and re.search(r" in [\d.]+s", line):
+            for count, word in words:
+                field = "errors" if word.startswith("error") else word
+                setattr(run, field, int(count))
+            break
+    return run
+
+
+def _load_json(sandbox: Sandbox, path: str) -> dict[str, Any] | None:
+    text = _read_text(sandbox, path)
+    if not text:
+        return None
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def _read_text(sandbox: Sandbox, path: str) -> str:
+    try:
+        return sandbox.read(path).decode("utf-8", errors="replace").strip()
+    except (SandboxError, OSError):
+        return ""
+
+
+def _tail(result: ExecResult) -> str:
+    text = result.stdout + (f"\n[stderr]\n{result.stderr}" if result.stderr.strip() else "")
+    text = text.strip()
+    return text if len(text) <= _TAIL_CHARS else "…" + text[-_TAIL_CHARS:]
+
+
+_MAX_SHOWN_FAILURES = 15
+_MAX_SHOWN_MESSAGE_LINES = 12
+_EXIT_MEANINGS = {
+    2: "interrupted",
+    3: "internal error",
+    4: "usage error, e.g. a conftest.py that fails to import or an unknown option",
+    5: "no tests collected",
+}
+
+
+def render_test_run(run: TestRun) -> str:
+    """Compact text for the model: a summary line, then each failure and why."""
+    lines = [summary_line(run)]
+    if run.timed_out:
+        where = f" while running {run.running}" if run.running else ""
+        lines.append(
+            f"pytest timed out after {run.timeout or 0:g}s{where} and was killed; results are "
+            "incomplete. Look for a test that hangs or waits for input or the network."
+        )
+    elif not run.report_found:
+        meaning = _EXIT_MEANINGS.get(run.exit_code or 0, "crashed")
+        lines.append(f"pytest exited with code {run.exit_code} ({meaning}) before reporting.")
+    elif run.exit_code == 5:
+        lines.append("No tests were collected: check the paths or node ids given.")
+    for failure in run.failures[:_MAX_SHOWN_FAILURES]:
+        lines += ["", _render_failure(failure)]
+    hidden = run.failures[_MAX_SHOWN_FAILURES:]
+    if hidden:
+        lines += ["", f"{len(hidden)} more not shown: " + ", ".join(f.nodeid for f in hidden)]
+    if not run.report_found and run.output_tail:
+        lines += ["", "Output (tail):", run.output_tail]
+    return "\n".join(lines)
+
+
+def summary_line(run: TestRun) -> str:
+    """Like `3 passed, 1 failed, 0 errors in 0.4s`."""
+    parts = [f"{run.passed} passed", f"{run.failed} failed"]
+    parts.append(f"{run.errors} error" + ("" if run.errors == 1 else "s"))
+    extra = {"skipped": run.skipped, "xfailed": run.xfailed, "xpassed": run.xpassed}
+    parts += [f"{count} {word}" for word, count in extra.items() if count]
+    return f"{', '.join(parts)} in {run.duration:.1f}s"
+
+
+def _render_failure(failure: TestOutcome) -> str:
+    label = "FAILED" if failure.outcome == "failed" else "ERROR"
+    line = failure.crash_line or failure.line
+    where = f"{failure.file}:{line}" if line else failure.file
+    out = [f"{label} {failure.nodeid} ({where})"]
+    message = failure.message.splitlines()[:_MAX_SHOWN_MESSAGE_LINES] or [""]
+    named = failure.exc_type and not any(m.startswith(f"{failure.exc_type}:") for m in message)
+    head = f"{failure.exc_type}: {message[0]}" if named else message[0]
+    out += ["  " + head.rstrip()] + [f"    {text}".rstrip() for text in message[1:]]
+    if failure.comparison is not None:
+        comparison = failure.comparison
+        out += [
+            f"  assert left {comparison.op} right",
+            f"    left = {comparison.left}",
+            f"    right = {comparison.right}",
+        ]
+    if failure.traceback:
+        out.append("  traceback (most recent call last):")
+        for frame in failure.traceback:
+            out.append(f"    {frame.file}:{frame.line} in {frame.function}")
+            if frame.code:
+                out.append(f"      {frame.code}")
+    return "\n".join(out)

@@ -1,0 +1,5 @@
+import sys
+
+from coder.cli import main
+
+sys.exit(main())

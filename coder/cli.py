@@ -1,0 +1,199 @@
+"""The `coder` command line. Usage errors exit 2 with one line; Ctrl-C exits 130."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from coder import __version__
+from coder.config import ConfigError, load_settings
+from coder.console import fail, terminal_approver, warn
+from coder.models import ModelError, ModelSpecError
+from coder.runs import RunNotFound, find_run
+from sandbox import SandboxError
+
+app = typer.Typer(
+    name="coder",
+    help="A coding agent that writes and repairs pytest tests inside a sandbox.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+trace_app = typer.Typer(help="Look at what a run did.", no_args_is_help=True)
+app.add_typer(trace_app, name="trace")
+
+RepoOption = Annotated[
+    Path, typer.Option("--repo", help="Repository to work on (default: the current folder).")
+]
+ModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, "
+        "compat:NAME (with --base-url) or scripted:FILE.json. Default: $LLM_MODEL.",
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None, typer.Option("--base-url", help="OpenAI-compatible API base URL.")
+]
+SandboxOption = Annotated[
+    str | None,
+    typer.Option(
+        "--sandbox", help="auto (Docker if an engine answers, else local), docker, local."
+    ),
+]
+ProtocolOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tool-protocol", help="native (function calling) or text (for models without it)."
+    ),
+]
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Argument(help="What to do, in plain words.")],
+    repo: RepoOption = Path("."),
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    sandbox: SandboxOption = None,
+    tool_protocol: ProtocolOption = None,
+    max_turns: Annotated[int | None, typer.Option(help="Most model turns.")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the diff; write nothing.")
+    ] = False,
+    confirm: Annotated[
+        bool, typer.Option("--confirm", help="Ask before each file write and shell command.")
+    ] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON report on stdout, nothing else.")
+    ] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show more detail.")] = False,
+) -> None:
+    """Do a task in the repository with the agent (the local dev assistant).
+
+    The agent works on a sandboxed copy; your files change only at the end, and only
+    if the files it touched are unchanged since it started.
+    """
+    from coder.commands import run_command
+
+    repo = _existing_repo(repo)
+    cli = {
+        "model": model,
+        "base_url": base_url,
+        "sandbox": sandbox,
+        "tool_protocol": tool_protocol,
+        "max_turns": max_turns,
+        "confirm": confirm or None,
+    }
+    settings = load_settings(repo, cli)
+    code = run_command(
+        settings,
+        repo,
+        task,
+        dry_run=dry_run,
+        json_output=json_output,
+        verbose=verbose,
+        approve=terminal_approver() if settings.confirm else None,
+    )
+    raise typer.Exit(code)
+
+
+@app.command()
+def doctor(repo: RepoOption = Path(".")) -> None:
+    """Check the set-up: Python, model settings, sandbox and isolation."""
+    from coder.doctor import run_doctor
+
+    repo = _existing_repo(repo)
+    raise typer.Exit(run_doctor(load_settings(repo), repo))
+
+
+@trace_app.command("show")
+def trace_show(
+    run_id: Annotated[
+        str, typer.Argument(metavar="RUN", help="Run id, id prefix, 'last', or a trace file.")
+    ],
+    repo: RepoOption = Path("."),
+) -> None:
+    """Show a run as a readable timeline."""
+    from coder.trace import render_timeline
+
+    candidate = Path(run_id)
+    path = candidate if candidate.is_file() else find_run(_existing_repo(repo), run_id).trace
+    if not path.is_file():
+        raise RunNotFound(f"run {run_id} has no trace at {path}")
+    render_timeline(path, Console(highlight=False))
+
+
+def _existing_repo(repo: Path) -> Path:
+    if not repo.exists():
+        raise ConfigError(f"repository {repo} does not exist; pass --repo PATH to a folder")
+    if not repo.is_dir():
+        raise ConfigError(f"repository {repo} is not a folder; pass --repo PATH to a folder")
+    return repo.resolve()
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"coder {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """coder: repair and write pytest tests with an agent, safely, in a sandbox."""
+
+
+def _on_terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: maps every expected failure to one line and an exit code."""
+    signal.signal(signal.SIGTERM, _on_terminate)
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(
+            args=argv if argv is not None else sys.argv[1:],
+            prog_name="coder",
+            standalone_mode=False,
+        )
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except (ConfigError, ModelSpecError, RunNotFound) as exc:
+        fail(str(exc))
+        return 2
+    except (ModelError, SandboxError) as exc:
+        fail(str(exc))
+        return 1
+    except (KeyboardInterrupt, typer.Abort):
+        warn("interrupted; the sandbox was removed and your files were not changed")
+        return 130
+    except Exception as exc:
+        if not _is_usage_error(exc):
+            raise
+        context = getattr(exc, "ctx", None)
+        hint = f" (see `{context.command_path} --help`)" if context else ""
+        fail(f"{exc.format_message()}{hint}")  # type: ignore[attr-defined]
+        return 2
+    return result if isinstance(result, int) else 0
+
+
+def _is_usage_error(exc: Exception) -> bool:
+    """Click's UsageError, whether typer uses click itself or its own vendored copy."""
+    return any(cls.__name__ == "UsageError" for cls in type(exc).__mro__)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

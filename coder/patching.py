@@ -1,0 +1,118 @@
+"""From a sandbox's changes to the user's tree: snapshot, diff, and a guarded apply.
+
+The user's files are written only when each touched file still has the content it had
+when the sandbox copy was taken; otherwise nothing is written and the patch is kept.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox import IGNORED_DIRS
+
+Changes = dict[str, bytes | None]
+
+
+@dataclass
+class ApplyResult:
+    applied: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    """Files the user changed since the run began; when non-empty nothing was written."""
+
+
+def snapshot(repo: Path) -> dict[str, str]:
+    """sha256 of every file the sandbox copies, keyed by POSIX relative path."""
+    hashes: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(repo):
+        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
+        for name in filenames:
+            path = Path(dirpath) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            hashes[path.relative_to(repo).as_posix()] = _hash(path.read_bytes())
+    return hashes
+
+
+def make_patch(repo: Path, changes: Changes) -> str:
+    """A unified diff (git style, a/ and b/ prefixes) from the user's files to the changes."""
+    chunks = []
+    for rel in sorted(changes):
+        before = _read(repo / rel)
+        after = changes[rel]
+        chunks.append(_file_diff(rel, before, after))
+    return "".join(chunks)
+
+
+def apply_changes(repo: Path, changes: Changes, manifest: dict[str, str]) -> ApplyResult:
+    """Write the changes if every touched file is as it was at the snapshot."""
+    result = ApplyResult(
+        conflicts=[rel for rel in sorted(changes) if _changed(repo, rel, manifest)]
+    )
+    if result.conflicts:
+        return result
+    for rel in sorted(changes):
+        _write(repo / rel, changes[rel])
+        result.applied.append(rel)
+    return result
+
+
+def _changed(repo: Path, rel: str, manifest: dict[str, str]) -> bool:
+    current = _read(repo / rel)
+    if current is None:
+        return rel in manifest
+    return manifest.get(rel) != _hash(current)
+
+
+def _write(path: Path, data: bytes | None) -> None:
+    if data is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.coder-tmp")
+    temporary.write_bytes(data)
+    if path.exists():
+        os.chmod(temporary, path.stat().st_mode)
+    os.replace(temporary, path)  # atomic: the user never sees a half-written file
+
+
+def _file_diff(rel: str, before: bytes | None, after: bytes | None) -> str:
+    old_name = f"a/{rel}" if before is not None else "/dev/null"
+    new_name = f"b/{rel}" if after is not None else "/dev/null"
+    header = f"diff --git a/{rel} b/{rel}\n"
+    old_text, new_text = _text(before), _text(after)
+    if old_text is None or new_text is None:
+        return f"{header}Binary files {old_name} and {new_name} differ\n"
+    lines = difflib.unified_diff(
+        old_text.splitlines(keepends=True),
+        new_text.splitlines(keepends=True),
+        old_name,
+        new_name,
+    )
+    return header + "".join(_terminated(line) for line in lines)
+
+
+def _terminated(line: str) -> str:
+    return line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+
+
+def _text(data: bytes | None) -> str | None:
+    if data is None:
+        return ""
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _read(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

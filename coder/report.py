@@ -1,0 +1,49 @@
+"""The JSON report every run writes, and `--json` prints (DESIGN's CLI contract)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class TestCounts(BaseModel):
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+
+    @classmethod
+    def from_test_data(cls, data: dict[str, Any] | None) -> TestCounts | None:
+        if not data:
+            return None
+        return cls(
+            passed=int(data.get("passed", 0)),
+            failed=int(data.get("failed", 0)),
+            errors=int(data.get("errors", 0)),
+        )
+
+
+class RunReport(BaseModel):
+    """What a run did, for people (`coder trace show`) and for machines (`--json`)."""
+
+    run_id: str
+    command: str
+    status: str
+    """finished, limits_exceeded, format_error, stuck, model_error, interrupted, refused."""
+    model: str
+    sandbox: str
+    before: TestCounts | None = None
+    """The first test run of the session, if any."""
+    after: TestCounts | None = None
+    """The last test run of the session, if any."""
+    changed_files: list[str] = Field(default_factory=list)
+    patch: str = ""
+    applied: bool = False
+    conflicts: list[str] = Field(default_factory=list)
+    summary: str = ""
+    error: str | None = None
+    turns: int = 0
+    usage: dict[str, int] = Field(default_factory=dict)
+    trace: str = ""
+    patch_file: str = ""
+    duration_s: float = 0.0

@@ -1,0 +1,41 @@
+"""Choosing the sandbox a run uses (`--sandbox auto|docker|local`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from coder.config import ConfigError, Settings
+from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox, SandboxError
+from sandbox.docker import DockerSandbox, DockerSandboxConfig
+from sandbox.docker_engine import connect, engine_available
+
+
+def open_sandbox(
+    settings: Settings, repo: Path, warn: Callable[[str], None], run_id: str = "adhoc"
+) -> Sandbox:
+    """A sandbox (not yet entered) holding a copy of `repo`."""
+    if settings.sandbox == "local":
+        return _local(settings, repo)
+    if settings.sandbox == "docker":
+        try:
+            connect(timeout=5).close()
+        except SandboxError as error:
+            raise ConfigError(str(error)) from None
+        return _docker(settings, repo, run_id)
+    if engine_available():
+        return _docker(settings, repo, run_id)
+    local = _local(settings, repo)
+    warn(f"no Docker engine answers; using {local.isolation}")
+    return local
+
+
+def _local(settings: Settings, repo: Path) -> LocalSandbox:
+    return LocalSandbox(repo, LocalSandboxConfig(default_timeout=settings.shell_timeout))
+
+
+def _docker(settings: Settings, repo: Path, run_id: str) -> DockerSandbox:
+    config = DockerSandboxConfig(
+        image=settings.image, default_timeout=settings.shell_timeout, run_id=run_id
+    )
+    return DockerSandbox(repo, config)

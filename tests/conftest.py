@@ -1,0 +1,78 @@
+"""Shared fixtures for the project's tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox
+from tests.llm_server import LLMServer
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LLMServer]:
+    """A real OpenAI-compatible server on 127.0.0.1 (see tests/llm_server.py)."""
+    with LLMServer() as server:
+        yield server
+
+
+SandboxFactory = Callable[..., Sandbox]
+"""make(source, **limits) -> an open Sandbox holding a copy of `source`.
+
+Limits understood by every implementation: memory_mb, max_processes, default_timeout.
+"""
+
+
+def _build_sandbox(kind: str, source: Path, limits: dict[str, Any]) -> Sandbox:
+    if kind == "local":
+        return LocalSandbox(source, LocalSandboxConfig(**limits))
+    raise AssertionError(f"unknown sandbox kind {kind!r}")
+
+
+@pytest.fixture(params=["local"])
+def sandbox_factory(request: pytest.FixtureRequest) -> Iterator[SandboxFactory]:
+    """Opens sandboxes of one kind per param; add "docker" here to run the suite on it."""
+    opened: list[Sandbox] = []
+
+    def make(source: Path, **limits: Any) -> Sandbox:
+        sandbox = _build_sandbox(request.param, source, limits)
+        opened.append(sandbox.__enter__())
+        return sandbox
+
+    yield make
+    for sandbox in reversed(opened):
+        sandbox.__exit__(None, None, None)
+
+
+# --- tools: a small python project with one failure of each kind -----------------------
+
+TOOLS_SAMPLE_PROJECT = {
+    "pytest.ini": "[pytest]\n",
+    "calc.py": "def add(a, b):\n    return a + b\n\n\ndef settings():\n"
+    "    return {'debug': False, 'level': 2}\n",
+    "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n"
+    "    assert add(2, 2) == 5\n\n\ndef test_add_small():\n    assert add(1, 2) == 3\n",
+    "tests/test_settings.py": "from calc import settings\n\n\ndef test_settings():\n"
+    "    assert settings() == {'debug': True, 'level': 2}\n",
+    "tests/test_broken.py": "def broken(:\n    pass\n",
+}
+
+
+@pytest.fixture
+def sample_project(tmp_path: Path) -> Path:
+    """A project whose suite has 1 pass, 2 failed comparisons and 1 syntax error."""
+    root = tmp_path / "project"
+    for name, text in TOOLS_SAMPLE_PROJECT.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+@pytest.fixture
+def sample_sandbox(sample_project: Path) -> Iterator[LocalSandbox]:
+    """An open LocalSandbox holding a copy of `sample_project`."""
+    with LocalSandbox(sample_project) as sandbox:
+        yield sandbox

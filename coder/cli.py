@@ -155,6 +155,9 @@ def _root(
     """coder: repair and write pytest tests with an agent, safely, in a sandbox."""
 
 
+INTERRUPTED = "interrupted; the sandbox was removed and your files were not changed"
+
+
 def _on_terminate(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             standalone_mode=False,
         )
     except typer.Exit as exc:
-        return int(exc.exit_code)
+        result = exc.exit_code
     except (ConfigError, ModelSpecError, RunNotFound) as exc:
         fail(str(exc))
         return 2
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         fail(str(exc))
         return 1
     except (KeyboardInterrupt, typer.Abort):
-        warn("interrupted; the sandbox was removed and your files were not changed")
+        warn(INTERRUPTED)
         return 130
     except Exception as exc:
         if not _is_usage_error(exc):
@@ -187,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         hint = f" (see `{context.command_path} --help`)" if context else ""
         fail(f"{exc.format_message()}{hint}")  # type: ignore[attr-defined]
         return 2
+    if result == 130:  # typer turns KeyboardInterrupt into exit code 130 itself
+        warn(INTERRUPTED)
     return result if isinstance(result, int) else 0
 
 

@@ -71,3 +71,9 @@ def test_run_tests_selects_node_ids(ctx: ToolContext) -> None:
 def test_run_tests_refuses_options_and_outside_paths(ctx: ToolContext, test: str) -> None:
     result = call(ctx, "run_tests", tests=[test])
     assert result.is_error and result.data is None
+
+
+def test_run_tests_explains_a_missing_test_file(ctx: ToolContext) -> None:
+    result = call(ctx, "run_tests", tests=["tests/test_nope.py"])
+    assert result.exit_code == 4
+    assert "file or directory not found: tests/test_nope.py" in result.output

@@ -199,33 +199,40 @@ _MAX_SHOWN_MESSAGE_LINES = 12
 _EXIT_MEANINGS = {
     2: "interrupted",
     3: "internal error",
-    4: "usage error, e.g. a conftest.py that fails to import or an unknown option",
+    4: "usage error, e.g. a test path that does not exist or a conftest.py that fails to import",
     5: "no tests collected",
 }
 
 
 def render_test_run(run: TestRun) -> str:
     """Compact text for the model: a summary line, then each failure and why."""
-    lines = [summary_line(run)]
-    if run.timed_out:
-        where = f" while running {run.running}" if run.running else ""
-        lines.append(
-            f"pytest timed out after {run.timeout or 0:g}s{where} and was killed; results are "
-            "incomplete. Look for a test that hangs or waits for input or the network."
-        )
-    elif not run.report_found:
-        meaning = _EXIT_MEANINGS.get(run.exit_code or 0, "crashed")
-        lines.append(f"pytest exited with code {run.exit_code} ({meaning}) before reporting.")
-    elif run.exit_code == 5:
-        lines.append("No tests were collected: check the paths or node ids given.")
+    lines = [summary_line(run), *_status_lines(run)]
     for failure in run.failures[:_MAX_SHOWN_FAILURES]:
         lines += ["", _render_failure(failure)]
     hidden = run.failures[_MAX_SHOWN_FAILURES:]
     if hidden:
         lines += ["", f"{len(hidden)} more not shown: " + ", ".join(f.nodeid for f in hidden)]
-    if not run.report_found and run.output_tail:
+    abnormal = not run.report_found or run.exit_code not in (0, 1, 5)
+    if abnormal and run.output_tail:
         lines += ["", "Output (tail):", run.output_tail]
     return "\n".join(lines)
+
+
+def _status_lines(run: TestRun) -> list[str]:
+    """Why the run is not a plain pass/fail result, when it is not."""
+    if run.timed_out:
+        where = f" while running {run.running}" if run.running else ""
+        return [
+            f"pytest timed out after {run.timeout or 0:g}s{where} and was killed; results are "
+            "incomplete. Look for a test that hangs or waits for input or the network."
+        ]
+    if run.exit_code == 5:
+        return ["No tests were collected: check the paths or node ids given."]
+    if run.exit_code in (0, 1) and run.report_found:
+        return []
+    meaning = _EXIT_MEANINGS.get(run.exit_code or 0, "crashed")
+    before = "" if run.report_found else " before reporting"
+    return [f"pytest exited with code {run.exit_code} ({meaning}){before}."]
 
 
 def summary_line(run: TestRun) -> str:

@@ -16,9 +16,26 @@ RESERVED_DIR = ".coder"
 # Folders that are never copied into a sandbox, listed, or reported as changed.
 IGNORED_DIRS = frozenset(
     {
-        ".git", ".hg", ".svn", RESERVED_DIR, "__pycache__", ".pytest_cache", ".mypy_cache",
-        ".ruff_cache", ".hypothesis", ".tox", ".nox", ".venv", "venv", "env",
-        "node_modules", ".eggs", "build", "dist", ".idea", ".vscode",
+        ".git",
+        ".hg",
+        ".svn",
+        RESERVED_DIR,
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        "env",
+        "node_modules",
+        ".eggs",
+        "build",
+        "dist",
+        ".idea",
+        ".vscode",
     }
 )
 

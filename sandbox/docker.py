@@ -35,7 +35,20 @@ from sandbox.paths import clean_relative
 _MAX_STREAM_BYTES = 8 * 1024 * 1024
 # Seconds to wait for a killed command's output stream to close.
 _GRACE_SECONDS = 10.0
-_ENV = {"HOME": "/tmp", "TMPDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
+# Finding pytest without importing it keeps ~0.1 s of `import pytest` out of every start-up;
+# a pytest that is installed but broken shows up in the first test run instead.
+_FIND_PYTEST = (
+    "import importlib.util, sys; "
+    "sys.exit(None if importlib.util.find_spec('pytest') else \"No module named 'pytest'\")"
+)
+_ENV = {
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "LANG": "C.UTF-8",
+    # HOME is /tmp, so name the user site where `--setup` installed packages (docker_setup.py).
+    "PYTHONUSERBASE": "/home/coder/.local",
+}
 
 
 class DockerSandboxConfig(BaseModel):
@@ -72,6 +85,7 @@ class DockerSandbox:
         self.source = Path(source)
         self.config = config or DockerSandboxConfig()
         self._container: Any = None
+        self._client: Any = None
         self._manifest: dict[str, str] = {}
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coder-exec")
 
@@ -87,13 +101,14 @@ class DockerSandbox:
     def __enter__(self) -> Self:
         if not self.source.is_dir():
             raise SandboxError(f"cannot copy {self.source} into a sandbox: not a folder")
-        client = connect()
+        client = self._client = connect()
         require_image(client, self.config.image)
         archive, self._manifest = tar_of_tree(self.source)
         self._container = client.containers.run(detach=True, **self._container_options())
         try:
             if not self._container.put_archive(WORKSPACE, archive):
                 raise SandboxError("could not copy the repository into the container")
+            self._check_tools()
         except BaseException:
             self._remove()
             raise
@@ -162,6 +177,15 @@ class DockerSandbox:
                 changed[relative] = file_from_tar(stream)
         return changed
 
+    def _check_tools(self) -> None:
+        code, _, err = self._run(["python3", "-c", _FIND_PYTEST])
+        if code != 0:
+            raise SandboxError(
+                f"the image {self.config.image!r} has no working python3 with pytest "
+                f"({err.strip().splitlines()[-1] if err.strip() else f'exit {code}'}); "
+                "build the default image with `coder sandbox build` or pass --image"
+            )
+
     def _container_options(self) -> dict[str, Any]:
         from docker.types import Mount
 
@@ -192,9 +216,13 @@ class DockerSandbox:
             self._container.id, argv, user=f"{SANDBOX_UID}", workdir=WORKSPACE, environment=_ENV
         )["Id"]
         out, err = bytearray(), bytearray()
-        for chunk_out, chunk_err in api.exec_start(exec_id, stream=True, demux=True):
-            _append(out, chunk_out)
-            _append(err, chunk_err)
+        stream = api.exec_start(exec_id, stream=True, demux=True)
+        try:
+            for chunk_out, chunk_err in stream:
+                _append(out, chunk_out)
+                _append(err, chunk_err)
+        finally:
+            _close_stream(stream)
         code = api.exec_inspect(exec_id).get("ExitCode")
         code = -1 if code is None else int(code)
         return code, bytes(out), err.decode("utf-8", "replace")
@@ -205,7 +233,7 @@ class DockerSandbox:
         exec_id = api.exec_create(
             self._container.id, ["bash", "-c", "kill -9 -1"], user=f"{SANDBOX_UID}"
         )
-        api.exec_start(exec_id)
+        _close_stream(api.exec_start(exec_id, stream=True))
 
     def _check(self, code: int, err: str, path: str) -> None:
         if code == 0:
@@ -225,10 +253,23 @@ class DockerSandbox:
 
     def _remove(self) -> None:
         container, self._container = self._container, None
+        client, self._client = self._client, None
+        if client is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
         if container is not None:
             # Cleanup must never mask the run's own outcome; `coder sandbox prune` finds leftovers.
             with contextlib.suppress(Exception):
                 container.remove(force=True, v=True)
+        if client is not None:
+            client.close()
+
+
+def _close_stream(stream: Any) -> None:
+    """Close an exec stream and its HTTP response; docker-py leaks the socket otherwise."""
+    stream.close()
+    response = getattr(stream, "_response", None)
+    if response is not None:
+        response.close()
 
 
 def _append(buffer: bytearray, chunk: bytes | None) -> None:

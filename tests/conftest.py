@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ def llm_server() -> Iterator[LLMServer]:
         yield server
 
 
+TEST_IMAGE = os.environ.get("CODER_TEST_IMAGE", "coder-sandbox:latest")
+
 SandboxFactory = Callable[..., Sandbox]
 """make(source, **limits) -> an open Sandbox holding a copy of `source`.
 
@@ -26,15 +29,46 @@ Limits understood by every implementation: memory_mb, max_processes, default_tim
 """
 
 
+def require_docker() -> Any:
+    """A docker client, or skip; with CODER_REQUIRE_DOCKER=1 a missing engine fails instead."""
+    from sandbox import SandboxError
+    from sandbox.docker_engine import connect, require_image
+
+    try:
+        client = connect(timeout=10)
+        require_image(client, TEST_IMAGE)
+    except SandboxError as error:
+        if os.environ.get("CODER_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"CODER_REQUIRE_DOCKER=1 but Docker is not usable: {error}")
+        pytest.skip(f"Docker is not usable here: {error}")
+    return client
+
+
+@pytest.fixture
+def docker_client() -> Iterator[Any]:
+    """The docker SDK client for the engine the tests use (see require_docker)."""
+    client = require_docker()
+    yield client
+    client.close()
+
+
 def _build_sandbox(kind: str, source: Path, limits: dict[str, Any]) -> Sandbox:
     if kind == "local":
         return LocalSandbox(source, LocalSandboxConfig(**limits))
+    if kind == "docker":
+        from sandbox.docker import DockerSandbox, DockerSandboxConfig
+
+        if "max_processes" in limits:
+            limits["pids_limit"] = limits.pop("max_processes")
+        return DockerSandbox(source, DockerSandboxConfig(image=TEST_IMAGE, **limits))
     raise AssertionError(f"unknown sandbox kind {kind!r}")
 
 
-@pytest.fixture(params=["local"])
+@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
 def sandbox_factory(request: pytest.FixtureRequest) -> Iterator[SandboxFactory]:
-    """Opens sandboxes of one kind per param; add "docker" here to run the suite on it."""
+    """Opens sandboxes of one kind per param: the behavioural suite runs on both."""
+    if request.param == "docker":
+        require_docker().close()
     opened: list[Sandbox] = []
 
     def make(source: Path, **limits: Any) -> Sandbox:
@@ -76,3 +110,25 @@ def sample_sandbox(sample_project: Path) -> Iterator[LocalSandbox]:
     """An open LocalSandbox holding a copy of `sample_project`."""
     with LocalSandbox(sample_project) as sandbox:
         yield sandbox
+
+
+# --- docker: a client for tests marked `docker` -----------------------------------------
+
+
+@pytest.fixture(scope="session")
+def docker_client() -> Iterator[Any]:
+    """A client of a Docker engine that answers; skips without one, fails in CI
+    (CODER_REQUIRE_DOCKER=1) so a missing engine can never pass silently."""
+    import os
+
+    from sandbox.base import SandboxError
+    from sandbox.docker_engine import connect
+
+    try:
+        client = connect(timeout=10)
+    except SandboxError as error:
+        if os.environ.get("CODER_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"CODER_REQUIRE_DOCKER=1 but {error}")
+        pytest.skip(str(error))
+    yield client
+    client.close()

@@ -12,11 +12,13 @@ import typer
 from rich.console import Console
 
 from coder import __version__
+from coder import cli_options as opt
+from coder.cli_sandbox import sandbox_app
 from coder.config import ConfigError, load_settings
 from coder.console import fail, terminal_approver, warn
 from coder.models import ModelError, ModelSpecError
 from coder.runs import RunNotFound, find_run
-from sandbox import SandboxError
+from sandbox import SandboxError, SandboxUnavailable
 
 app = typer.Typer(
     name="coder",
@@ -28,54 +30,26 @@ app = typer.Typer(
 )
 trace_app = typer.Typer(help="Look at what a run did.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
-
-RepoOption = Annotated[
-    Path, typer.Option("--repo", help="Repository to work on (default: the current folder).")
-]
-ModelOption = Annotated[
-    str | None,
-    typer.Option(
-        "--model",
-        help="openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, "
-        "compat:NAME (with --base-url) or scripted:FILE.json. Default: $LLM_MODEL.",
-    ),
-]
-BaseUrlOption = Annotated[
-    str | None, typer.Option("--base-url", help="OpenAI-compatible API base URL.")
-]
-SandboxOption = Annotated[
-    str | None,
-    typer.Option(
-        "--sandbox", help="auto (Docker if an engine answers, else local), docker, local."
-    ),
-]
-ProtocolOption = Annotated[
-    str | None,
-    typer.Option(
-        "--tool-protocol", help="native (function calling) or text (for models without it)."
-    ),
-]
+app.add_typer(sandbox_app, name="sandbox")
 
 
 @app.command()
 def run(
     task: Annotated[str, typer.Argument(help="What to do, in plain words.")],
-    repo: RepoOption = Path("."),
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    sandbox: SandboxOption = None,
-    tool_protocol: ProtocolOption = None,
-    max_turns: Annotated[int | None, typer.Option(help="Most model turns.")] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show the diff; write nothing.")
-    ] = False,
-    confirm: Annotated[
-        bool, typer.Option("--confirm", help="Ask before each file write and shell command.")
-    ] = False,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON report on stdout, nothing else.")
-    ] = False,
-    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show more detail.")] = False,
+    repo: opt.Repo = Path("."),
+    model: opt.Model = None,
+    base_url: opt.BaseUrl = None,
+    tool_protocol: opt.ToolProtocol = None,
+    sandbox: opt.Sandbox = None,
+    image: opt.Image = None,
+    setup: opt.Setup = None,
+    setup_network: opt.SetupNetwork = False,
+    network: opt.Network = False,
+    max_turns: opt.MaxTurns = None,
+    dry_run: opt.DryRun = False,
+    confirm: opt.Confirm = False,
+    json_output: opt.Json = False,
+    verbose: opt.Verbose = False,
 ) -> None:
     """Do a task in the repository with the agent (the local dev assistant).
 
@@ -85,15 +59,20 @@ def run(
     from coder.commands import run_command
 
     repo = _existing_repo(repo)
-    cli = {
-        "model": model,
-        "base_url": base_url,
-        "sandbox": sandbox,
-        "tool_protocol": tool_protocol,
-        "max_turns": max_turns,
-        "confirm": confirm or None,
-    }
-    settings = load_settings(repo, cli)
+    flags = opt.settings_flags(
+        model=model,
+        base_url=base_url,
+        tool_protocol=tool_protocol,
+        sandbox=sandbox,
+        image=image,
+        setup=setup,
+        setup_network=setup_network,
+        network=network,
+        max_turns=max_turns,
+        confirm=confirm,
+    )
+    settings = load_settings(repo, flags)
+    approve = terminal_approver() if settings.confirm else None
     code = run_command(
         settings,
         repo,
@@ -101,13 +80,13 @@ def run(
         dry_run=dry_run,
         json_output=json_output,
         verbose=verbose,
-        approve=terminal_approver() if settings.confirm else None,
+        approve=approve,
     )
     raise typer.Exit(code)
 
 
 @app.command()
-def doctor(repo: RepoOption = Path(".")) -> None:
+def doctor(repo: opt.Repo = Path(".")) -> None:
     """Check the set-up: Python, model settings, sandbox and isolation."""
     from coder.doctor import run_doctor
 
@@ -120,7 +99,7 @@ def trace_show(
     run_id: Annotated[
         str, typer.Argument(metavar="RUN", help="Run id, id prefix, 'last', or a trace file.")
     ],
-    repo: RepoOption = Path("."),
+    repo: opt.Repo = Path("."),
 ) -> None:
     """Show a run as a readable timeline."""
     from coder.trace import render_timeline
@@ -174,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     except typer.Exit as exc:
         result = exc.exit_code
-    except (ConfigError, ModelSpecError, RunNotFound) as exc:
+    except (ConfigError, ModelSpecError, RunNotFound, SandboxUnavailable) as exc:
         fail(str(exc))
         return 2
     except (ModelError, SandboxError) as exc:

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+# A repository or an environment must not be able to open the network on its own.
+CLI_ONLY = frozenset({"network", "setup_network"})
 ENV_ALIASES = {"LLM_BASE_URL": "base_url", "LLM_API_KEY": "api_key", "LLM_MODEL": "model"}
 
 
@@ -57,6 +59,18 @@ class Settings(BaseModel):
     """Timeout of one test run, in seconds."""
     confirm: bool = False
     """Ask before each file write and shell command."""
+    setup: str | None = None
+    """Command run in the Docker sandbox before the agent starts (cached as an image)."""
+    sandbox_memory_mb: int = Field(2048, ge=64)
+    """Memory limit of the sandbox, in MiB."""
+    sandbox_cpus: float = Field(2.0, gt=0)
+    """CPU limit of the Docker sandbox, in cores."""
+    sandbox_pids: int = Field(256, ge=16)
+    """Most processes alive at once in the Docker sandbox."""
+    network: bool = False
+    """Give the sandbox a network. Only the --network flag can turn this on."""
+    setup_network: bool = False
+    """Give the --setup command a network. Only the --setup-network flag can turn this on."""
 
 
 def load_settings(
@@ -75,6 +89,13 @@ def load_settings(
             if value is not None
         },
     ]
+    for layer in layers[:2]:
+        for key in CLI_ONLY & layer.keys():
+            flag = f"--{key.replace('_', '-')}"
+            raise ConfigError(
+                f"{key} can only be turned on with the {flag} flag, "
+                f"not from {layer[key][1]}; remove it there"
+            )
     merged: dict[str, Any] = {}
     origin: dict[str, str] = {}
     for layer in layers:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from coder.config import ConfigError, Settings
-from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox, SandboxError
+from coder.config import Settings
+from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox
 from sandbox.docker import DockerSandbox, DockerSandboxConfig
 from sandbox.docker_engine import connect, engine_available
 
@@ -18,10 +18,7 @@ def open_sandbox(
     if settings.sandbox == "local":
         return _local(settings, repo)
     if settings.sandbox == "docker":
-        try:
-            connect(timeout=5).close()
-        except SandboxError as error:
-            raise ConfigError(str(error)) from None
+        connect(timeout=5).close()  # SandboxUnavailable names how to start an engine
         return _docker(settings, repo, run_id)
     if engine_available():
         return _docker(settings, repo, run_id)

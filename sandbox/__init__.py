@@ -10,6 +10,7 @@ from sandbox.base import (
     PathOutsideWorkspace,
     Sandbox,
     SandboxError,
+    SandboxUnavailable,
 )
 from sandbox.env import scrub_environment, secret_values
 from sandbox.local import LocalSandbox, LocalSandboxConfig
@@ -24,6 +25,7 @@ __all__ = [
     "PathOutsideWorkspace",
     "Sandbox",
     "SandboxError",
+    "SandboxUnavailable",
     "clean_relative",
     "resolve_inside",
     "scrub_environment",

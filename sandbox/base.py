@@ -55,6 +55,10 @@ class SandboxError(Exception):
     """A sandbox could not do what was asked; the message says why and what to do."""
 
 
+class SandboxUnavailable(SandboxError):
+    """The sandbox cannot start as configured (no engine, missing or unusable image)."""
+
+
 class PathOutsideWorkspace(SandboxError):
     """A path was absolute, escaped with `..`, or followed a symlink out of the workspace."""
 

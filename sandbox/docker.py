@@ -20,7 +20,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox.base import ExecResult, PathOutsideWorkspace, SandboxError
+from sandbox.base import ExecResult, PathOutsideWorkspace, SandboxError, SandboxUnavailable
 from sandbox.docker_engine import LABEL, RUN_LABEL, connect, require_image
 from sandbox.docker_files import (
     SANDBOX_UID,
@@ -180,7 +180,7 @@ class DockerSandbox:
     def _check_tools(self) -> None:
         code, _, err = self._run(["python3", "-c", _FIND_PYTEST])
         if code != 0:
-            raise SandboxError(
+            raise SandboxUnavailable(
                 f"the image {self.config.image!r} has no working python3 with pytest "
                 f"({err.strip().splitlines()[-1] if err.strip() else f'exit {code}'}); "
                 "build the default image with `coder sandbox build` or pass --image"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+import warnings
 from typing import Any
 
-from sandbox.base import SandboxError
+from sandbox.base import SandboxUnavailable
 
 LABEL = "coder"
 RUN_LABEL = "coder.run_id"
@@ -16,21 +18,33 @@ START_HINT = (
 
 def connect(timeout: float = 30.0) -> Any:
     """A docker client whose engine answered a ping; SandboxError naming the fix otherwise."""
-    try:
-        import docker
+    import docker
 
+    client = None
+    try:
         client = docker.from_env(timeout=int(timeout))
         client.ping()
+        return client
     except Exception as error:
         reason = _first_line(error)
-        raise SandboxError(f"no Docker engine answers ({reason}); {START_HINT}") from None
-    return client
+    # Outside the except block, so the traceback no longer holds the failed socket.
+    _discard(client)
+    raise SandboxUnavailable(f"no Docker engine answers ({reason}); {START_HINT}")
+
+
+def _discard(client: Any) -> None:
+    """Close a client whose engine did not answer, and the socket docker-py leaves open."""
+    if client is not None:
+        client.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
 
 
 def engine_available() -> bool:
     try:
         connect(timeout=3).close()
-    except SandboxError:
+    except SandboxUnavailable:
         return False
     return True
 
@@ -42,7 +56,7 @@ def require_image(client: Any, image: str) -> None:
     try:
         client.images.get(image)
     except docker.errors.ImageNotFound:
-        raise SandboxError(
+        raise SandboxUnavailable(
             f"the sandbox image {image!r} is not present; build it with `coder sandbox build` "
             f"(or sandbox/image/build-offline.sh without a registry), or pass --image"
         ) from None

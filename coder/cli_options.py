@@ -1,0 +1,64 @@
+"""Options shared by coder's commands (run now; fix and gen reuse them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+Repo = Annotated[
+    Path, typer.Option("--repo", help="Repository to work on (default: the current folder).")
+]
+Model = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, "
+        "compat:NAME (with --base-url) or scripted:FILE.json. Default: $LLM_MODEL.",
+    ),
+]
+BaseUrl = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible API base URL.")]
+ToolProtocol = Annotated[
+    str | None,
+    typer.Option(
+        "--tool-protocol", help="native (function calling) or text (for models without it)."
+    ),
+]
+Sandbox = Annotated[
+    str | None,
+    typer.Option(
+        "--sandbox", help="auto (Docker if an engine answers, else local), docker, or local."
+    ),
+]
+Image = Annotated[
+    str | None, typer.Option("--image", help="Docker image (default coder-sandbox:latest).")
+]
+Setup = Annotated[
+    str | None,
+    typer.Option(
+        "--setup",
+        help="Command run in the Docker sandbox before the agent, e.g. "
+        "'pip install -r requirements-dev.txt'. Cached per dependency files.",
+    ),
+]
+SetupNetwork = Annotated[
+    bool, typer.Option("--setup-network", help="Let the --setup command use the network.")
+]
+Network = Annotated[
+    bool, typer.Option("--network", help="Give the sandbox a network (off by default).")
+]
+MaxTurns = Annotated[int | None, typer.Option("--max-turns", help="Most model turns.")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the diff; write nothing.")]
+Confirm = Annotated[
+    bool, typer.Option("--confirm", help="Ask before each file write and shell command.")
+]
+Json = Annotated[
+    bool, typer.Option("--json", help="Print one JSON report on stdout, nothing else.")
+]
+Verbose = Annotated[bool, typer.Option("-v", "--verbose", help="Show more detail.")]
+
+
+def settings_flags(**flags: object) -> dict[str, object]:
+    """CLI values for load_settings: unset flags (None / False) leave lower sources alone."""
+    return {key: value for key, value in flags.items() if value is not None and value is not False}

@@ -86,12 +86,15 @@ def run(
 
 
 @app.command()
-def doctor(repo: opt.Repo = Path(".")) -> None:
-    """Check the set-up: Python, model settings, sandbox and isolation."""
+def doctor(
+    repo: opt.Repo = Path("."), sandbox: opt.Sandbox = None, image: opt.Image = None
+) -> None:
+    """Check the set-up: Python, model settings, Docker engine and image, isolation."""
     from coder.doctor import run_doctor
 
     repo = _existing_repo(repo)
-    raise typer.Exit(run_doctor(load_settings(repo), repo))
+    settings = load_settings(repo, opt.settings_flags(sandbox=sandbox, image=image))
+    raise typer.Exit(run_doctor(settings, repo))
 
 
 @trace_app.command("show")

@@ -42,11 +42,15 @@ def prune_command(
     images: Annotated[
         bool, typer.Option("--images", help="Also remove cached --setup images.")
     ] = False,
+    everything: Annotated[
+        bool, typer.Option("--all", help="Also remove containers of runs still going.")
+    ] = False,
 ) -> None:
-    """Remove containers left by crashed runs (only those carrying coder's label)."""
+    """Remove containers left by crashed runs (only those carrying coder's label;
+    containers of runs still going are kept unless --all)."""
     client = connect()
     try:
-        removed = prune(client)
+        removed = prune(client, everything=everything)
         if images:
             from sandbox.docker_setup import prune_setup_images
 

@@ -28,11 +28,22 @@ def open_sandbox(
 
 
 def _local(settings: Settings, repo: Path) -> LocalSandbox:
-    return LocalSandbox(repo, LocalSandboxConfig(default_timeout=settings.shell_timeout))
+    config = LocalSandboxConfig(
+        default_timeout=settings.shell_timeout,
+        memory_mb=settings.sandbox_memory_mb,
+        network=settings.network,
+    )
+    return LocalSandbox(repo, config)
 
 
 def _docker(settings: Settings, repo: Path, run_id: str) -> DockerSandbox:
     config = DockerSandboxConfig(
-        image=settings.image, default_timeout=settings.shell_timeout, run_id=run_id
+        image=settings.image,
+        default_timeout=settings.shell_timeout,
+        run_id=run_id,
+        memory_mb=settings.sandbox_memory_mb,
+        cpus=settings.sandbox_cpus,
+        pids_limit=settings.sandbox_pids,
+        network=settings.network,
     )
     return DockerSandbox(repo, config)

@@ -21,7 +21,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.base import ExecResult, PathOutsideWorkspace, SandboxError, SandboxUnavailable
-from sandbox.docker_engine import LABEL, RUN_LABEL, connect, require_image
+from sandbox.docker_engine import connect, owner_labels, require_image
 from sandbox.docker_files import (
     SANDBOX_UID,
     WORKSPACE,
@@ -193,7 +193,7 @@ class DockerSandbox:
         return {
             "image": config.image,
             "command": ["sleep", str(config.lifetime_s)],
-            "labels": {LABEL: "1", RUN_LABEL: config.run_id},
+            "labels": owner_labels(config.run_id),
             "network_mode": "bridge" if config.network else "none",
             "mem_limit": f"{config.memory_mb}m",
             "memswap_limit": f"{config.memory_mb}m",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import os
+import socket
 import warnings
 from typing import Any
 
@@ -10,6 +12,7 @@ from sandbox.base import SandboxUnavailable
 
 LABEL = "coder"
 RUN_LABEL = "coder.run_id"
+OWNER_LABEL = "coder.owner"
 START_HINT = (
     "start one (`sudo systemctl start docker`, or `dockerd --bridge=none --iptables=false "
     "--ip-masq=false &`) or use --sandbox local"
@@ -63,7 +66,11 @@ def require_image(client: Any, image: str) -> None:
 
 
 def check_image_tools(client: Any, image: str) -> str | None:
-    """None when the image runs python3 with pytest, else what is wrong."""
+    """None when the image runs python3 with pytest, else what is wrong (never pulls)."""
+    try:
+        require_image(client, image)
+    except SandboxUnavailable as error:
+        return str(error)
     try:
         output = client.containers.run(
             image,
@@ -77,13 +84,42 @@ def check_image_tools(client: Any, image: str) -> str | None:
     return None if output.strip() else f"image {image!r} has no working pytest"
 
 
-def prune(client: Any) -> list[str]:
-    """Remove containers carrying coder's label (left by crashed runs); others stay."""
+def owner_labels(run_id: str) -> dict[str, str]:
+    """Labels naming the run and the process that owns a container."""
+    return {LABEL: "1", RUN_LABEL: run_id, OWNER_LABEL: f"{socket.gethostname()}:{os.getpid()}"}
+
+
+def prune(client: Any, everything: bool = False) -> list[str]:
+    """Remove containers carrying coder's label whose run is over (its process is gone, or
+    the container stopped); `everything` removes running ones too. Others stay."""
+    import docker.errors
+
     removed = []
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
-        container.remove(force=True, v=True)
-        removed.append(container.name)
+    # sparse: no per-container inspect, which races with containers ending meanwhile
+    for container in client.containers.list(all=True, sparse=True, filters={"label": LABEL}):
+        if not everything and _still_owned(container.attrs):
+            continue
+        try:
+            container.remove(force=True, v=True)
+        except docker.errors.NotFound:
+            continue
+        removed.append(container.id[:12])
     return removed
+
+
+def _still_owned(attrs: dict[str, Any]) -> bool:
+    """True while the coder process that started this running container is alive here."""
+    owner = (attrs.get("Labels") or {}).get(OWNER_LABEL, "")
+    host, _, pid = owner.rpartition(":")
+    if attrs.get("State") != "running" or host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _first_line(error: BaseException) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from coder.cli import main
+from sandbox.docker_engine import owner_labels
 from tests.conftest import TEST_IMAGE
 from tests.helpers import fixture_repo, git
 
@@ -98,16 +100,22 @@ def test_a_signal_removes_the_container_and_leaves_the_tree(
 
 def test_prune_removes_only_labelled_containers(docker_client: Any, capsys: Any) -> None:
     options = {"detach": True, "network_mode": "none", "command": ["sleep", "60"]}
-    ours = docker_client.containers.run(TEST_IMAGE, labels={"coder": "1"}, **options)
+    orphan = docker_client.containers.run(
+        TEST_IMAGE, labels={"coder": "1", "coder.owner": f"{socket.gethostname()}:999999999"},
+        **options,
+    )
+    live = docker_client.containers.run(TEST_IMAGE, labels=owner_labels("live"), **options)
     theirs = docker_client.containers.run(TEST_IMAGE, **options)
     try:
         assert main(["sandbox", "prune"]) == 0
-        remaining = {c.id for c in docker_client.containers.list(all=True)}
-        assert ours.id not in remaining
+        remaining = {c.id for c in docker_client.containers.list(all=True, sparse=True)}
+        assert orphan.id not in remaining
+        assert live.id in remaining  # its owner (this process) is alive: a run still going
         assert theirs.id in remaining
-        assert "removed" in capsys.readouterr().out
+        assert orphan.id[:12] in capsys.readouterr().out
     finally:
         theirs.remove(force=True)
+        live.remove(force=True)
 
 
 def test_run_in_docker_applies_the_fix(calc: Path, capsys: Any, docker_client: Any) -> None:
@@ -215,3 +223,20 @@ def test_no_engine_with_sandbox_docker_exits_2_and_auto_falls_back(
     captured = capsys.readouterr()
     assert json.loads(captured.out)["sandbox"] == "local"
     assert "weaker isolation than Docker" in captured.err
+
+
+def test_doctor_reports_engine_image_and_isolation(calc: Path, capsys: Any) -> None:
+    assert main(["doctor", "--repo", str(calc), "--sandbox", "docker"]) == 0
+    out = capsys.readouterr().out
+    assert "docker engine" in out and "Docker " in out
+    assert "python3 + pytest" in out
+    assert "network off" in out and "non-root" in out
+
+
+def test_doctor_fails_when_docker_is_required_but_the_image_is_missing(
+    calc: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CODER_IMAGE", "coder-no-such-image:1")
+    monkeypatch.setenv("COLUMNS", "300")
+    assert main(["doctor", "--repo", str(calc), "--sandbox", "docker"]) == 1
+    assert "coder sandbox build" in capsys.readouterr().out

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 
 from coder.config import Settings
-from coder.console import progress_printer, warn
+from coder.console import info, progress_printer, warn
 from coder.report import RunReport
 from coder.workflows.run import RunHooks, run_task
 from tools.base import Approver
@@ -27,7 +27,7 @@ def run_command(
     verbose: bool,
     approve: Approver | None,
 ) -> int:
-    hooks = RunHooks(warn=warn, on_event=progress_printer(verbose), approve=approve)
+    hooks = RunHooks(warn=warn, info=info, on_event=progress_printer(verbose), approve=approve)
     report = run_task(settings, repo, task, hooks, dry_run=dry_run)
     if json_output:
         print(json.dumps(report.model_dump(mode="json")))

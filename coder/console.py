@@ -25,6 +25,10 @@ def warn(message: str) -> None:
     err_console.print(f"[yellow]coder: warning:[/] {message}", soft_wrap=True)
 
 
+def info(message: str) -> None:
+    err_console.print(f"[cyan]coder:[/] {message}", soft_wrap=True)
+
+
 def _short(value: Any, limit: int = 80) -> str:
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -73,13 +73,20 @@ def _local_checks(repo: Path) -> list[Row]:
     bwrap = shutil.which("bwrap")
     return [
         ("local sandbox", "ok", LocalSandbox(repo).isolation),
-        ("bubblewrap", "ok" if bwrap else "warn",
-         bwrap or "not installed: local runs keep the network on (apt install bubblewrap)"),
+        (
+            "bubblewrap",
+            "ok" if bwrap else "warn",
+            bwrap or "not installed: local runs keep the network on (apt install bubblewrap)",
+        ),
     ]
 
 
 def _isolation(settings: Settings, repo: Path, docker_ok: bool) -> Row:
     if settings.sandbox == "local" or (settings.sandbox == "auto" and not docker_ok):
         return ("isolation in force", "ok", f"--sandbox {settings.sandbox}: local")
-    return ("isolation in force", "ok" if docker_ok else "fail", f"--sandbox {settings.sandbox}: "
-            "docker, network off, non-root, read-only root, memory/CPU/pids limits")
+    return (
+        "isolation in force",
+        "ok" if docker_ok else "fail",
+        f"--sandbox {settings.sandbox}: "
+        "docker, network off, non-root, read-only root, memory/CPU/pids limits",
+    )

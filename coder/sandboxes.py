@@ -1,33 +1,40 @@
-"""Choosing the sandbox a run uses (`--sandbox auto|docker|local`)."""
+"""Choosing the sandbox a run uses (`--sandbox auto|docker|local`), and project set-up."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from coder.config import Settings
+from coder.config import ConfigError, Settings
 from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox
 from sandbox.docker import DockerSandbox, DockerSandboxConfig
 from sandbox.docker_engine import connect, engine_available
+from sandbox.docker_setup import prepare_image
+
+Say = Callable[[str], None]
 
 
 def open_sandbox(
-    settings: Settings, repo: Path, warn: Callable[[str], None], run_id: str = "adhoc"
+    settings: Settings, repo: Path, warn: Say, run_id: str = "adhoc", info: Say | None = None
 ) -> Sandbox:
-    """A sandbox (not yet entered) holding a copy of `repo`."""
+    """A sandbox (not yet entered) holding a copy of `repo`; Docker set-up already done."""
     if settings.sandbox == "local":
         return _local(settings, repo)
-    if settings.sandbox == "docker":
-        connect(timeout=5).close()  # SandboxUnavailable names how to start an engine
-        return _docker(settings, repo, run_id)
-    if engine_available():
-        return _docker(settings, repo, run_id)
+    if settings.sandbox == "docker" or engine_available():
+        return _docker(settings, repo, run_id, info or (lambda _: None))
     local = _local(settings, repo)
     warn(f"no Docker engine answers; using {local.isolation}")
     return local
 
 
 def _local(settings: Settings, repo: Path) -> LocalSandbox:
+    if settings.setup:
+        # The local sandbox has no image to keep set-up results in, and set-up files in
+        # the copy would end up in the patch.
+        raise ConfigError(
+            "--setup needs the Docker sandbox (start an engine or pass --sandbox docker); "
+            "with --sandbox local, install the project's test requirements yourself"
+        )
     config = LocalSandboxConfig(
         default_timeout=settings.shell_timeout,
         memory_mb=settings.sandbox_memory_mb,
@@ -36,9 +43,12 @@ def _local(settings: Settings, repo: Path) -> LocalSandbox:
     return LocalSandbox(repo, config)
 
 
-def _docker(settings: Settings, repo: Path, run_id: str) -> DockerSandbox:
+def _docker(settings: Settings, repo: Path, run_id: str, info: Say) -> DockerSandbox:
+    image = settings.image
+    if settings.setup:
+        image = _setup_image(settings, repo, info)
     config = DockerSandboxConfig(
-        image=settings.image,
+        image=image,
         default_timeout=settings.shell_timeout,
         run_id=run_id,
         memory_mb=settings.sandbox_memory_mb,
@@ -47,3 +57,18 @@ def _docker(settings: Settings, repo: Path, run_id: str) -> DockerSandbox:
         network=settings.network,
     )
     return DockerSandbox(repo, config)
+
+
+def _setup_image(settings: Settings, repo: Path, info: Say) -> str:
+    assert settings.setup is not None
+    client = connect(timeout=5)  # SandboxUnavailable names how to start an engine
+    try:
+        info(f"set-up: {settings.setup}")
+        result = prepare_image(
+            client, settings.image, repo, settings.setup, network=settings.setup_network
+        )
+    finally:
+        client.close()
+    how = "cached" if result.cached else f"ran in {result.duration_s:.1f}s"
+    info(f"set-up {how}: image {result.image}")
+    return result.image

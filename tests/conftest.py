@@ -111,24 +111,3 @@ def sample_sandbox(sample_project: Path) -> Iterator[LocalSandbox]:
     with LocalSandbox(sample_project) as sandbox:
         yield sandbox
 
-
-# --- docker: a client for tests marked `docker` -----------------------------------------
-
-
-@pytest.fixture(scope="session")
-def docker_client() -> Iterator[Any]:
-    """A client of a Docker engine that answers; skips without one, fails in CI
-    (CODER_REQUIRE_DOCKER=1) so a missing engine can never pass silently."""
-    import os
-
-    from sandbox.base import SandboxError
-    from sandbox.docker_engine import connect
-
-    try:
-        client = connect(timeout=10)
-    except SandboxError as error:
-        if os.environ.get("CODER_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"CODER_REQUIRE_DOCKER=1 but {error}")
-        pytest.skip(str(error))
-    yield client
-    client.close()

@@ -101,7 +101,8 @@ def test_a_signal_removes_the_container_and_leaves_the_tree(
 def test_prune_removes_only_labelled_containers(docker_client: Any, capsys: Any) -> None:
     options = {"detach": True, "network_mode": "none", "command": ["sleep", "60"]}
     orphan = docker_client.containers.run(
-        TEST_IMAGE, labels={"coder": "1", "coder.owner": f"{socket.gethostname()}:999999999"},
+        TEST_IMAGE,
+        labels={"coder": "1", "coder.owner": f"{socket.gethostname()}:999999999"},
         **options,
     )
     live = docker_client.containers.run(TEST_IMAGE, labels=owner_labels("live"), **options)
@@ -240,3 +241,83 @@ def test_doctor_fails_when_docker_is_required_but_the_image_is_missing(
     monkeypatch.setenv("COLUMNS", "300")
     assert main(["doctor", "--repo", str(calc), "--sandbox", "docker"]) == 1
     assert "coder sandbox build" in capsys.readouterr().out
+
+
+IMPORT_MARKER = "python3 -c 'import setupmarker; print(setupmarker.VALUE)'"
+SETUP = (
+    'site=$(python3 -m site --user-site) && mkdir -p "$site" '
+    '&& echo "VALUE = 42" > "$site/setupmarker.py"'
+)
+
+
+def test_setup_runs_once_then_comes_from_the_cache(
+    calc: Path, tmp_path: Path, capsys: Any, docker_client: Any
+) -> None:
+    script = tmp_path / "use.json"
+    script.write_text(
+        json.dumps(
+            [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "run_shell",
+                            "arguments": {
+                                "command": IMPORT_MARKER
+                            },
+                        }
+                    ]
+                },
+                {"tool_calls": [{"name": "finish", "arguments": {"summary": "ok"}}]},
+            ]
+        )
+    )
+    argv = [
+        "run",
+        "use it",
+        "--repo",
+        str(calc),
+        "--sandbox",
+        "docker",
+        "--image",
+        TEST_IMAGE,
+        "--setup",
+        SETUP,
+        "--model",
+        f"scripted:{script}",
+        "--json",
+    ]
+    try:
+        assert main(argv) == 0
+        first = capsys.readouterr()
+        assert main(argv) == 0
+        second = capsys.readouterr()
+    finally:
+        for image in docker_client.images.list(name="coder-setup"):
+            docker_client.images.remove(image.id, force=True)
+    assert "set-up ran in" in first.err and "set-up cached" not in first.err
+    assert "set-up cached" in second.err and "set-up ran in" not in second.err
+    trace = Path(json.loads(second.out)["trace"]).read_text()
+    assert '"exit_code": 0' in trace and "42" in trace
+    assert json.loads(second.out)["changed_files"] == []
+
+
+def test_setup_with_the_local_sandbox_is_a_usage_error(calc: Path, capsys: Any) -> None:
+    script = Path(__file__).parent.parent / "fixtures" / "scripts" / "fix_calc.json"
+    assert (
+        main(
+            [
+                "run",
+                "x",
+                "--repo",
+                str(calc),
+                "--sandbox",
+                "local",
+                "--setup",
+                "true",
+                "--model",
+                f"scripted:{script}",
+            ]
+        )
+        == 2
+    )
+    assert "--setup needs the Docker sandbox" in capsys.readouterr().err

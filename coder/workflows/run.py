@@ -30,6 +30,7 @@ class RunHooks:
     """How a run talks to the person watching it."""
 
     warn: Callable[[str], None]
+    info: Callable[[str], None] = lambda message: None
     on_event: EventHandler | None = None
     approve: Approver | None = None
 
@@ -50,7 +51,7 @@ def run_task(
     tracer_secrets = run_secrets(settings)
     tracer = Tracer(run_dir.trace, run_dir.run_id, tracer_secrets)
     manifest = snapshot(repo)
-    sandbox = open_sandbox(settings, repo, hooks.warn, run_dir.run_id)
+    sandbox = open_sandbox(settings, repo, hooks.warn, run_dir.run_id, hooks.info)
     with sandbox:
         result = _agent(settings, model, sandbox, tracer, hooks).run(task)
         changes = sandbox.changes()

@@ -7,6 +7,11 @@ if docker info >/dev/null 2>&1; then
   exit 0
 fi
 command -v dockerd >/dev/null || { echo "dockerd is missing: apt-get install -y docker.io" >&2; exit 2; }
+# A previous engine killed without cleanup leaves a pid file that stops a new one.
+pidfile=/var/run/docker.pid
+if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+  rm -f "$pidfile"
+fi
 log="${TMPDIR:-/tmp}/coder-dockerd.log"
 nohup dockerd --bridge=none --iptables=false --ip-masq=false >"$log" 2>&1 &
 echo "started dockerd (pid $!), log at $log"

@@ -115,6 +115,16 @@ class Agent:
         ]
         self._started = self.clock()
         self._record("run_start", None, model=getattr(self.model, "name", "?"), task=task)
+        return self._loop()
+
+    def resume(self, message: str) -> AgentResult:
+        """Continue the same conversation with a new user message (e.g. why a patch was
+        rejected); the limits keep counting from the first run."""
+        self.messages.append({"role": "user", "content": message})
+        self._format_errors, self._last_call, self._repeats = 0, None, 0
+        return self._loop()
+
+    def _loop(self) -> AgentResult:
         status, summary, error = "finished", "", None
         try:
             while True:

@@ -13,11 +13,14 @@ from rich.console import Console
 
 from coder import __version__
 from coder import cli_options as opt
+from coder.branching import BranchError
+from coder.cli_fix import existing_repo, register
 from coder.cli_sandbox import sandbox_app
 from coder.config import ConfigError, load_settings
 from coder.console import fail, terminal_approver, warn
 from coder.models import ModelError, ModelSpecError
 from coder.runs import RunNotFound, find_run
+from coder.undo import UndoError
 from sandbox import SandboxError, SandboxUnavailable
 
 app = typer.Typer(
@@ -31,6 +34,7 @@ app = typer.Typer(
 trace_app = typer.Typer(help="Look at what a run did.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
 app.add_typer(sandbox_app, name="sandbox")
+register(app)
 
 
 @app.command()
@@ -115,11 +119,7 @@ def trace_show(
 
 
 def _existing_repo(repo: Path) -> Path:
-    if not repo.exists():
-        raise ConfigError(f"repository {repo} does not exist; pass --repo PATH to a folder")
-    if not repo.is_dir():
-        raise ConfigError(f"repository {repo} is not a folder; pass --repo PATH to a folder")
-    return repo.resolve()
+    return existing_repo(repo)
 
 
 def _version(value: bool) -> None:
@@ -137,6 +137,7 @@ def _root(
     """coder: repair and write pytest tests with an agent, safely, in a sandbox."""
 
 
+USAGE_ERRORS = (BranchError, UndoError)
 INTERRUPTED = "interrupted; the sandbox was removed and your files were not changed"
 
 
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     except typer.Exit as exc:
         result = exc.exit_code
-    except (ConfigError, ModelSpecError, RunNotFound, SandboxUnavailable) as exc:
+    except (ConfigError, ModelSpecError, RunNotFound, SandboxUnavailable, *USAGE_ERRORS) as exc:
         fail(str(exc))
         return 2
     except (ModelError, SandboxError) as exc:

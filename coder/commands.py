@@ -10,8 +10,10 @@ from rich.syntax import Syntax
 
 from coder.config import Settings
 from coder.console import info, progress_printer, warn
-from coder.report import RunReport
-from coder.workflows.run import RunHooks, run_task
+from coder.report import FixReport, RunReport
+from coder.workflows.fix_options import FixOptions
+from coder.workflows.run import run_task
+from coder.workflows.session import RunHooks
 from tools.base import Approver
 
 EXIT_OK, EXIT_INCOMPLETE = 0, 1
@@ -78,3 +80,86 @@ def _show_changes(out: Console, report: RunReport, dry_run: bool) -> None:
         )
     else:
         out.print(f"Not applied (run did not finish). The patch is at {report.patch_file}")
+
+
+def fix_command(
+    settings: Settings,
+    repo: Path,
+    options: FixOptions,
+    *,
+    json_output: bool,
+    verbose: bool,
+    approve: Approver | None,
+) -> int:
+    from coder.workflows.fix import fix_repo
+
+    hooks = RunHooks(warn=warn, info=info, on_event=progress_printer(verbose), approve=approve)
+    report = fix_repo(settings, repo, options, hooks)
+    if json_output:
+        print(json.dumps(report.model_dump(mode="json")))
+    else:
+        show_fix_report(report, options)
+    ok = report.status in ("fixed", "nothing_to_do") and not report.conflicts
+    return EXIT_OK if ok else EXIT_INCOMPLETE
+
+
+_MARKS = {
+    "repaired": "[green]repaired[/]",
+    "unfixed": "[red]unfixed[/]",
+    "flaky": "[yellow]flaky[/]",
+}
+
+
+def show_fix_report(report: FixReport, options: FixOptions) -> None:
+    out = Console(highlight=False)
+    counts = f"{report.before.failed + report.before.errors} failing" if report.before else ""
+    out.print(
+        f"[bold]{report.status}[/] · {counts} · {report.model} · sandbox "
+        f"{report.sandbox} · {report.duration_s:.1f}s"
+    )
+    if report.error:
+        out.print(f"[red]{report.error}[/]")
+    for test in report.tests:
+        out.print(f"  {_MARKS.get(test.status, test.status)} {test.nodeid}", soft_wrap=True)
+        detail = ", ".join(test.files) if test.status == "repaired" else test.reason
+        if detail:
+            out.print(f"    [dim]{detail.splitlines()[0][:300]}[/]", soft_wrap=True)
+    _show_delivery(out, report, options)
+    out.print(f"[dim]run {report.run_id} · `coder trace show {report.run_id}`[/]")
+
+
+def _show_delivery(out: Console, report: FixReport, options: FixOptions) -> None:
+    if not report.changed_files:
+        return
+    if options.dry_run:
+        out.print(Syntax(report.patch, "diff", theme="ansi_dark", background_color="default"))
+        out.print(f"Dry run: nothing written. Patch kept at {report.patch_file}")
+    elif report.branch:
+        out.print(
+            f"Committed on branch {report.branch} ({(report.commit or '')[:10]}); "
+            "your working tree and index are untouched."
+        )
+    elif report.applied:
+        out.print("Applied: " + ", ".join(report.changed_files) + " (undo: `coder undo`)")
+    else:
+        out.print(
+            "[yellow]Not applied: you changed "
+            + ", ".join(report.conflicts)
+            + f" during the run. The patch is at {report.patch_file}[/]"
+        )
+
+
+def undo_command(repo: Path, run_id: str | None) -> int:
+    from coder.runs import find_run
+    from coder.undo import latest_applied_run, undo_run
+
+    run_dir = find_run(repo, run_id) if run_id else latest_applied_run(repo)
+    result = undo_run(repo, run_dir.path)
+    if result.conflicts:
+        warn(
+            f"not undone: you changed {', '.join(result.conflicts)} since run "
+            f"{run_dir.run_id} applied; nothing was touched"
+        )
+        return EXIT_INCOMPLETE
+    print(f"undid run {run_dir.run_id}: restored {', '.join(result.restored)}")
+    return EXIT_OK

@@ -34,3 +34,17 @@ def task_message(task: str) -> str:
         "Use the tools to do this. When it is done (tests verified with run_tests where "
         "relevant), call finish with a short summary of what you changed and why."
     )
+
+
+FIX_TASK = """\
+Repair the failing tests in {file}.
+
+They fail because the source code changed on purpose: update the tests to match the \
+current behaviour of the source. Edit test files only (tests/**, test_*.py, *_test.py, \
+conftest.py). Never delete, skip, xfail or loosen a test, and never replace an assertion \
+with something weaker. If a test is right and the source is wrong (a real bug), leave \
+the test alone and call finish saying so.
+
+`run_tests` with no arguments reruns this file's tests. Failures at the start:
+
+{failures}"""

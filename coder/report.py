@@ -47,3 +47,22 @@ class RunReport(BaseModel):
     trace: str = ""
     patch_file: str = ""
     duration_s: float = 0.0
+
+
+class TestResult(BaseModel):
+    """What happened to one test that failed at baseline."""
+
+    __test__ = False  # not a pytest test class
+    nodeid: str
+    status: str
+    """repaired, unfixed, or flaky (failed, then passed unchanged: not ours to fix)."""
+    reason: str = ""
+    files: list[str] = Field(default_factory=list)
+
+
+class FixReport(RunReport):
+    """`coder fix`: the run report plus the fate of each failing test."""
+
+    tests: list[TestResult] = Field(default_factory=list)
+    branch: str | None = None
+    commit: str | None = None

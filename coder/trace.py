@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
@@ -76,6 +77,7 @@ class Tracer:
         self.secrets = [s for s in secrets if len(s) >= MIN_SECRET_LENGTH]
         self._clock = clock
         self._start = clock()
+        self._lock = threading.Lock()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
 
@@ -90,7 +92,7 @@ class Tracer:
             **fields,
         }
         line = json.dumps(redact(record, self.secrets), ensure_ascii=False)
-        with self.path.open("a", encoding="utf-8") as handle:
+        with self._lock, self.path.open("a", encoding="utf-8") as handle:  # --jobs share it
             handle.write(line + "\n")
 
 

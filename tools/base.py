@@ -56,6 +56,8 @@ class ToolContext:
     write_policy: WritePolicy = allow_all_writes
     approve: Approver | None = None
     """None means no confirmation is asked (the default)."""
+    default_tests: list[str] | None = None
+    """What `run_tests` runs when the model names no tests (None: the whole suite)."""
     test_timeout: float = 300.0
     shell_timeout: float = 120.0
 

@@ -23,7 +23,7 @@ class RunTestsArgs(BaseModel):
     tests: list[str] | None = Field(
         default=None,
         description="Test files or node ids to run, e.g. 'tests/test_calc.py::test_add'. "
-        "Default: the whole suite.",
+        "Default: the whole suite, or the tests this task is about.",
     )
 
 
@@ -67,7 +67,7 @@ def run_shell(ctx: ToolContext, args: RunShellArgs) -> ToolResult:
 
 def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
     tests = [_checked_test_id(test) for test in args.tests or []]
-    run = run_pytest(ctx.sandbox, tests or None, timeout=ctx.test_timeout)
+    run = run_pytest(ctx.sandbox, tests or ctx.default_tests, timeout=ctx.test_timeout)
     return ToolResult(output=render_test_run(run), exit_code=run.exit_code, data=run.model_dump())
 
 

@@ -8,6 +8,9 @@ A script is a JSON list; each entry is one reply:
 
 `arguments` may be an object (sent as JSON) or a string passed through unchanged,
 so a script can feed the loop malformed JSON on purpose.
+
+For `coder fix`, which runs one agent per failing test file, a script may instead be
+`{"groups": {"tests/test_a.py": [replies...], ...}}`: each group replays its own list.
 """
 
 from __future__ import annotations
@@ -40,11 +43,28 @@ class ScriptError(ModelSpecError, ModelError):
 class ScriptedModel:
     """Replays `replies` in order and records every `messages` list it was sent."""
 
-    def __init__(self, replies: list[dict[str, Any]], name: str = "scripted") -> None:
+    def __init__(
+        self,
+        replies: list[dict[str, Any]],
+        name: str = "scripted",
+        groups: dict[str, list[dict[str, Any]]] | None = None,
+    ) -> None:
         _check_replies(replies, where=name)
+        for key, group in (groups or {}).items():
+            _check_replies(group, where=f"{name}: group {key!r}")
         self.replies = replies
         self.name = name
+        self.groups = groups
         self.requests: list[list[Message]] = []
+
+    def for_group(self, key: str) -> ScriptedModel:
+        """The model for one `coder fix` group: its own script, or this one if not grouped."""
+        if self.groups is None:
+            return self
+        if key not in self.groups:
+            known = ", ".join(sorted(self.groups)) or "none"
+            raise ScriptError(f"{self.name}: no script for group {key!r} (groups: {known})")
+        return ScriptedModel(self.groups[key], name=self.name)
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None) -> ScriptedModel:
@@ -58,8 +78,14 @@ class ScriptedModel:
             raise ScriptError(f"cannot read script file {path}: {exc}") from exc
         except json.JSONDecodeError as exc:
             raise ScriptError(f"script file {path} is not valid JSON: {exc}") from exc
+        label = name or f"scripted:{path}"
+        if isinstance(replies, dict) and set(replies) == {"groups"}:
+            groups = replies["groups"]
+            if not isinstance(groups, dict):
+                raise ScriptError(f"script file {path}: 'groups' must map test files to lists")
+            return cls([], name=label, groups=groups)
         _check_replies(replies, where=f"script file {path}")
-        return cls(replies, name=name or f"scripted:{path}")
+        return cls(replies, name=label)
 
     def complete(self, messages: list[Message], tools: list[ToolSchema]) -> Reply:
         turn = len(self.requests) + 1

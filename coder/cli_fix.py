@@ -1,0 +1,114 @@
+"""`coder fix` and `coder undo`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from coder import cli_options as opt
+from coder.config import ConfigError, load_settings
+from coder.console import terminal_approver
+
+RepoArgument = Annotated[
+    Path, typer.Argument(help="Repository to repair (default: the current folder).")
+]
+
+
+def fix(
+    repo: RepoArgument = Path("."),
+    model: opt.Model = None,
+    base_url: opt.BaseUrl = None,
+    tool_protocol: opt.ToolProtocol = None,
+    sandbox: opt.Sandbox = None,
+    image: opt.Image = None,
+    setup: opt.Setup = None,
+    setup_network: opt.SetupNetwork = False,
+    tests: Annotated[
+        list[str] | None,
+        typer.Option("--tests", help="Only these test paths or node ids (repeatable)."),
+    ] = None,
+    allow_src: Annotated[
+        bool, typer.Option("--allow-src", help="Let the agent edit source files, not only tests.")
+    ] = False,
+    dry_run: opt.DryRun = False,
+    branch: Annotated[
+        str | None,
+        typer.Option("--branch", help="Commit the repairs on this new branch; files untouched."),
+    ] = None,
+    jobs: Annotated[
+        int, typer.Option("--jobs", min=1, help="Repair this many test files at once.")
+    ] = 1,
+    max_turns: opt.MaxTurns = None,
+    confirm: opt.Confirm = False,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Write the results after the fix as JUnit XML.")
+    ] = None,
+    json_output: opt.Json = False,
+    verbose: opt.Verbose = False,
+) -> None:
+    """Repair the failing tests of a repository and hand back a verified patch.
+
+    Runs the suite in a sandbox, repairs each failing test file with the agent (test
+    files only unless --allow-src), proves each repair (three green runs, no test
+    deleted, skipped or weakened, no regression in the full suite), then applies it.
+    """
+    from coder.commands import fix_command
+    from coder.workflows.fix_options import FixOptions
+
+    repo = existing_repo(repo)
+    if dry_run and branch:
+        raise ConfigError("--dry-run and --branch cannot be used together; pick one")
+    flags = opt.settings_flags(
+        model=model,
+        base_url=base_url,
+        tool_protocol=tool_protocol,
+        sandbox=sandbox,
+        image=image,
+        setup=setup,
+        setup_network=setup_network,
+        max_turns=max_turns,
+        confirm=confirm,
+    )
+    settings = load_settings(repo, flags)
+    options = FixOptions(
+        tests=tests or None,
+        allow_src=allow_src,
+        dry_run=dry_run,
+        branch=branch,
+        jobs=jobs,
+        junit=junit,
+    )
+    approve = terminal_approver() if settings.confirm else None
+    raise typer.Exit(
+        fix_command(
+            settings, repo, options, json_output=json_output, verbose=verbose, approve=approve
+        )
+    )
+
+
+def undo(
+    run_id: Annotated[
+        str | None,
+        typer.Argument(metavar="[RUN]", help="Run id or prefix (default: the last applied)."),
+    ] = None,
+    repo: opt.Repo = Path("."),
+) -> None:
+    """Reverse an applied run, if its files are unchanged since."""
+    from coder.commands import undo_command
+
+    raise typer.Exit(undo_command(existing_repo(repo), run_id))
+
+
+def existing_repo(repo: Path) -> Path:
+    if not repo.exists():
+        raise ConfigError(f"repository {repo} does not exist; give the path to a folder")
+    if not repo.is_dir():
+        raise ConfigError(f"repository {repo} is not a folder; give the path to a folder")
+    return repo.resolve()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("fix")(fix)
+    app.command("undo")(undo)

@@ -1,0 +1,139 @@
+"""`coder fix`: baseline -> group failures -> repair each group -> verify -> deliver.
+
+Nothing reaches the user's tree before the repairs are verified and a final full-suite
+run shows no test that passed at baseline failing.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from coder.config import Settings
+from coder.models import Model
+from coder.report import FixReport, TestCounts, TestResult
+from coder.sandboxes import open_sandbox
+from coder.workflows.fix_baseline import Baseline, take_baseline
+from coder.workflows.fix_deliver import deliver
+from coder.workflows.fix_final import final_check
+from coder.workflows.fix_group import GroupOutcome, repair_group
+from coder.workflows.fix_options import FixOptions
+from coder.workflows.session import RunHooks, Session
+from tools.testrun import summary_line
+
+
+def fix_repo(
+    settings: Settings,
+    repo: Path,
+    options: FixOptions,
+    hooks: RunHooks,
+    model: Model | None = None,
+) -> FixReport:
+    session = Session.start(settings, repo, model)
+    report = _empty_report(session)
+    baseline = _baseline(session, options, hooks, report)
+    if report.status == "running":
+        outcomes = _repair_all(session, baseline, options, hooks)
+        kept, final = final_check(session, baseline, outcomes, options.tests, hooks)
+        report.after = TestCounts.from_test_data(final.model_dump()) if final else report.before
+        _record_tests(report, baseline, outcomes, kept)
+        deliver(session, report, kept, options, hooks, final, baseline.run)
+    report.duration_s = session.elapsed()
+    session.tracer.event("fix_end", status=report.status, tests=len(report.tests))
+    session.save(report, report.patch)
+    return report
+
+
+def _baseline(
+    session: Session, options: FixOptions, hooks: RunHooks, report: FixReport
+) -> Baseline:
+    settings = session.settings
+    hooks.info("baseline: running the test suite")
+    with open_sandbox(
+        settings, session.repo, hooks.warn, session.run_dir.run_id, hooks.info
+    ) as sandbox:
+        report.sandbox = sandbox.name
+        baseline = take_baseline(sandbox, options.tests, settings.test_timeout, hooks.info)
+    run = baseline.run
+    report.before = TestCounts.from_test_data(run.model_dump())
+    hooks.info(f"baseline: {summary_line(run)}")
+    session.tracer.event("baseline", summary=summary_line(run), groups=len(baseline.groups))
+    if run.timed_out:
+        report.status = "test_timeout"
+        report.error = (
+            f"the test suite did not finish within {settings.test_timeout:g}s"
+            + (f" (stuck in {run.running})" if run.running else "")
+            + "; fix the hang or raise test_timeout"
+        )
+    elif not baseline.groups:
+        report.status = "nothing_to_do"
+        report.tests = [_flaky(nodeid) for nodeid in baseline.flaky]
+    return baseline
+
+
+def _repair_all(
+    session: Session, baseline: Baseline, options: FixOptions, hooks: RunHooks
+) -> list[GroupOutcome]:
+    def one(group_index: int) -> GroupOutcome:
+        group = baseline.groups[group_index]
+        hooks.info(f"repairing {group.file}: {len(group.failures)} failing")
+        outcome = repair_group(session, group, baseline, hooks, options.allow_src)
+        verdict = "verified" if outcome.repaired else f"unfixed: {outcome.reason.splitlines()[0]}"
+        hooks.info(f"{group.file}: {verdict}")
+        return outcome
+
+    indexes = range(len(baseline.groups))
+    if options.jobs <= 1:
+        return [one(index) for index in indexes]
+    with ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="coder-fix") as pool:
+        return list(pool.map(one, indexes))
+
+
+def _record_tests(
+    report: FixReport, baseline: Baseline, outcomes: list[GroupOutcome], kept: list[GroupOutcome]
+) -> None:
+    for outcome in outcomes:
+        repaired = outcome in kept
+        reason = outcome.summary if repaired else outcome.reason
+        for nodeid in outcome.group.nodeids:
+            report.tests.append(
+                TestResult(
+                    nodeid=nodeid,
+                    status="repaired" if repaired else "unfixed",
+                    reason=reason,
+                    files=sorted(outcome.changes) if repaired else [],
+                )
+            )
+        report.turns += outcome.turns
+        report.usage["prompt_tokens"] += outcome.usage.prompt_tokens
+        report.usage["completion_tokens"] += outcome.usage.completion_tokens
+    report.tests += [_flaky(nodeid) for nodeid in baseline.flaky]
+    count = {status: sum(t.status == status for t in report.tests) for status in STATUSES}
+    if not count["unfixed"]:
+        report.status = "fixed"
+    else:
+        report.status = "partial" if count["repaired"] else "unfixed"
+
+
+STATUSES = ("repaired", "unfixed", "flaky")
+
+
+def _flaky(nodeid: str) -> TestResult:
+    return TestResult(
+        nodeid=nodeid,
+        status="flaky",
+        reason="failed, then passed on an unchanged rerun: flaky, not broken",
+    )
+
+
+def _empty_report(session: Session) -> FixReport:
+    return FixReport(
+        run_id=session.run_dir.run_id,
+        command="fix",
+        status="running",
+        model=session.model.name,
+        sandbox=session.settings.sandbox,
+        usage={"prompt_tokens": 0, "completion_tokens": 0},
+        trace=str(session.run_dir.trace),
+        patch_file=str(session.run_dir.patch),
+    )

@@ -1,0 +1,56 @@
+"""Hand the verified repairs to the user: a diff, a branch, or a guarded apply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coder.branching import commit_message, commit_to_branch
+from coder.junit import write_junit
+from coder.patching import apply_changes, make_patch
+from coder.report import FixReport
+from coder.undo import read_originals, record_applied
+from coder.workflows.fix_final import merge
+from coder.workflows.fix_group import GroupOutcome
+from coder.workflows.fix_options import FixOptions
+from coder.workflows.session import RunHooks, Session
+from tools.testrun import TestRun
+
+
+def deliver(
+    session: Session,
+    report: FixReport,
+    kept: list[GroupOutcome],
+    options: FixOptions,
+    hooks: RunHooks,
+    final: TestRun | None,
+    baseline: TestRun,
+) -> None:
+    repo = session.repo
+    changes = merge(kept)
+    report.changed_files = sorted(changes)
+    report.patch = make_patch(repo, changes)
+    if options.junit:
+        write_junit(options.junit, "coder fix", junit_outcomes(final or baseline))
+    if not changes or options.dry_run:
+        return
+    if options.branch:
+        repaired = [t.nodeid for t in report.tests if t.status == "repaired"]
+        message = commit_message(repaired, "; ".join(o.summary for o in kept if o.summary))
+        report.commit = commit_to_branch(repo, options.branch, changes, message)
+        report.branch = options.branch
+        hooks.info(f"committed on branch {options.branch} ({report.commit[:10]})")
+        return
+    originals = read_originals(repo, list(changes))
+    outcome = apply_changes(repo, changes, session.manifest)
+    report.conflicts = outcome.conflicts
+    if not outcome.conflicts:
+        report.applied = True
+        record_applied(session.run_dir.path, repo, changes, originals)
+
+
+def junit_outcomes(run: TestRun) -> list[dict[str, Any]]:
+    details = {failure.nodeid: failure.model_dump() for failure in run.failures}
+    return [
+        details.get(nodeid, {"nodeid": nodeid, "outcome": outcome})
+        for nodeid, outcome in sorted(run.outcomes.items())
+    ]

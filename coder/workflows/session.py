@@ -1,0 +1,89 @@
+"""What every workflow run starts with: a run folder, a redacted trace, a model, and a
+snapshot of the user's files; and how it ends: the patch and the report saved."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from coder.config import ConfigError, Settings
+from coder.models import Model, make_model
+from coder.patching import snapshot
+from coder.runs import RunDir, create_run_dir
+from coder.trace import Tracer, redact
+from sandbox import secret_values
+from tools.base import Approver
+
+EventHandler = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass
+class RunHooks:
+    """How a run talks to the person watching it."""
+
+    warn: Callable[[str], None]
+    info: Callable[[str], None] = lambda message: None
+    on_event: EventHandler | None = None
+    approve: Approver | None = None
+
+
+@dataclass
+class Session:
+    settings: Settings
+    repo: Path
+    model: Model
+    run_dir: RunDir
+    tracer: Tracer
+    secrets: list[str]
+    manifest: dict[str, str]
+    """sha256 of the user's files when the run began: the guard of the final apply."""
+    started: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def start(cls, settings: Settings, repo: Path, model: Model | None = None) -> Session:
+        model = model or build_model(settings)
+        run_dir = create_run_dir(repo)
+        secrets = run_secrets(settings)
+        tracer = Tracer(run_dir.trace, run_dir.run_id, secrets)
+        return cls(settings, repo, model, run_dir, tracer, secrets, snapshot(repo))
+
+    def elapsed(self) -> float:
+        return round(time.monotonic() - self.started, 3)
+
+    def save(self, report: BaseModel, patch: str) -> None:
+        """The patch as is; the report with every secret value redacted."""
+        self.run_dir.patch.write_text(patch, encoding="utf-8")
+        data = redact(report.model_dump(mode="json"), self.secrets)
+        self.run_dir.report.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def build_model(settings: Settings) -> Model:
+    if settings.model is None:
+        raise ConfigError(
+            "no model configured: pass --model (e.g. openai:gpt-4o-mini, ollama:qwen2.5-coder) "
+            "or set LLM_MODEL (with LLM_BASE_URL and LLM_API_KEY as needed)"
+        )
+    return make_model(
+        settings.model,
+        base_url=settings.base_url,
+        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
+        temperature=settings.temperature,
+        timeout=settings.request_timeout,
+        tool_protocol=settings.tool_protocol,
+        context_tokens=settings.context_tokens,
+    )
+
+
+def run_secrets(settings: Settings) -> list[str]:
+    """Values that must never be written anywhere: the key, and secret-looking env vars."""
+    values = secret_values(os.environ)
+    if settings.api_key:
+        values.append(settings.api_key.get_secret_value())
+    return values

@@ -50,177 +50,129 @@ def kinds(found: list[Weakening]) -> list[tuple[str | None, str]]:
     return [(w.test, w.kind) for w in found]
 
 
-SKIP_TEST_ADD = "def test_add():\n"
+ASSERT = "    assert add(2, 3) == 5\n"
+
+
+@pytest.mark.parametrize(
+    ("decorator", "kind"),
+    [
+        ('@pytest.mark.skip(reason="flaky")', "added_skip"),
+        ('@pytest.mark.skipif(True, reason="x")', "added_skip"),
+        ("@pytest.mark.xfail(strict=False)", "added_xfail"),
+        ("@mark.xfail", "added_xfail"),
+        ('@unittest.skip("later")', "added_skip"),
+        ('@unittest.skipIf(True, "later")', "added_skip"),
+    ],
+)
+def test_new_skip_or_xfail_decorator_is_reported(decorator: str, kind: str) -> None:
+    new = edit(BASE, "def test_add():", f"{decorator}\ndef test_add():")
+    assert kinds(check(BASE, new)) == [("test_add", kind)]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ['pytest.skip("broken")', 'pytest.xfail("known")', "raise unittest.SkipTest('later')"],
+)
+def test_new_skip_call_in_a_test_is_reported(statement: str) -> None:
+    new = edit(BASE, "def test_add():\n", f"def test_add():\n    {statement}\n")
+    assert kinds(check(BASE, new)) == [("test_add", "added_skip_call")]
+
+
+@pytest.mark.parametrize(
+    "constant",
+    [
+        "assert True",
+        "assert 1",
+        'assert "x"',
+        "assert not False",
+        "assert add(2, 3) == 5 or True",
+        "assert 1 < 2",
+        "assert add(2, 3) == add(2, 3)",
+    ],
+)
+def test_assert_made_constant_is_reported(constant: str) -> None:
+    new = edit(BASE, "assert add(2, 3) == 5", constant)
+    assert kinds(check(BASE, new)) == [("test_add", "constant_assert")]
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        f"    try:\n    {ASSERT}    except AssertionError:\n        pass\n",
+        f"    try:\n    {ASSERT}    except:  # noqa: E722\n        print('meh')\n",
+        f"    try:\n    {ASSERT}    except (ValueError, Exception):\n        pass\n",
+        f"    with contextlib.suppress(AssertionError):\n    {ASSERT}",
+    ],
+)
+def test_assert_newly_swallowed_is_reported(wrapped: str) -> None:
+    assert kinds(check(BASE, edit(BASE, ASSERT, wrapped))) == [("test_add", "assert_in_try")]
+
+
+RAISES = "    with pytest.raises(ZeroDivisionError):\n        div(1, 0)"
 
 
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
+        pytest.param("\n\n\n" + BLOCKS[2], "", ("test_div_by_zero", "deleted_test"), id="deleted"),
         pytest.param(
-            "\n\n\n" + BLOCKS[2], "", [("test_div_by_zero", "deleted_test")], id="deleted"
+            "def test_add():", "def check_add():", ("test_add", "deleted_test"), id="rename"
         ),
         pytest.param(
-            "def test_add():", "def check_add():", [("test_add", "deleted_test")], id="renamed"
-        ),
-        pytest.param(
-            "class TestDiv:",
-            "class Div:",
-            [("TestDiv.test_half", "deleted_test")],
-            id="class-renamed",
-        ),
-        pytest.param(
-            SKIP_TEST_ADD,
-            '@pytest.mark.skip(reason="flaky")\n' + SKIP_TEST_ADD,
-            [("test_add", "added_skip")],
-            id="skip-marker",
-        ),
-        pytest.param(
-            SKIP_TEST_ADD,
-            '@pytest.mark.skipif(True, reason="x")\n' + SKIP_TEST_ADD,
-            [("test_add", "added_skip")],
-            id="skipif-marker",
-        ),
-        pytest.param(
-            SKIP_TEST_ADD,
-            "@pytest.mark.xfail(strict=False)\n" + SKIP_TEST_ADD,
-            [("test_add", "added_xfail")],
-            id="xfail-marker",
-        ),
-        pytest.param(
-            SKIP_TEST_ADD,
-            '@unittest.skip("later")\n' + SKIP_TEST_ADD,
-            [("test_add", "added_skip")],
-            id="unittest-skip-decorator",
+            "class TestDiv:", "class Div:", ("TestDiv.test_half", "deleted_test"), id="cls"
         ),
         pytest.param(
             "from ops import add, div",
             "from ops import add, div\n\npytestmark = pytest.mark.skip",
-            [(None, "added_skip")],
+            (None, "added_skip"),
             id="module-pytestmark",
         ),
         pytest.param(
             "class TestDiv:",
             "class TestDiv:\n    pytestmark = [pytest.mark.xfail]",
-            [("TestDiv", "added_xfail")],
+            ("TestDiv", "added_xfail"),
             id="class-pytestmark",
         ),
         pytest.param(
             "(2, 2, 4)",
             "pytest.param(2, 2, 4, marks=pytest.mark.xfail)",
-            [("test_add_table", "added_xfail")],
+            ("test_add_table", "added_xfail"),
             id="param-marks",
-        ),
-        pytest.param(
-            SKIP_TEST_ADD,
-            SKIP_TEST_ADD + '    pytest.skip("broken")\n',
-            [("test_add", "added_skip_call")],
-            id="skip-call",
-        ),
-        pytest.param(
-            SKIP_TEST_ADD,
-            SKIP_TEST_ADD + '    pytest.xfail("known")\n',
-            [("test_add", "added_skip_call")],
-            id="xfail-call",
         ),
         pytest.param(
             "from ops import add, div",
             'from ops import add, div\n\nnp = pytest.importorskip("numpy")',
-            [(None, "added_skip_call")],
+            (None, "added_skip_call"),
             id="module-importorskip",
-        ),
-        pytest.param(
-            SKIP_TEST_ADD,
-            SKIP_TEST_ADD + '    raise unittest.SkipTest("later")\n',
-            [("test_add", "added_skip_call")],
-            id="raise-skiptest",
         ),
         pytest.param(
             "import pytest\n",
             'import pytest\n\n\n@pytest.fixture\ndef db():\n    pytest.skip("no db")\n',
-            [(None, "added_skip_call")],
+            (None, "added_skip_call"),
             id="fixture-skips",
         ),
         pytest.param(
-            "    assert add(0, 0) == 0\n", "", [("test_add", "removed_assert")], id="removed-assert"
+            "    assert add(0, 0) == 0\n", "", ("test_add", "removed_assert"), id="assert"
         ),
+        pytest.param(RAISES, "    div(1, 1)", ("test_div_by_zero", "removed_raises"), id="raises"),
         pytest.param(
-            "    with pytest.raises(ZeroDivisionError):\n        div(1, 0)",
-            "    div(1, 1)",
-            [("test_div_by_zero", "removed_raises")],
-            id="removed-raises",
-        ),
-        pytest.param(
-            "assert add(2, 3) == 5",
-            "assert add(2, 3) == 5 or True",
-            [("test_add", "constant_assert")],
-            id="or-true",
-        ),
-        pytest.param(
-            "assert add(2, 3) == 5",
-            "assert not False",
-            [("test_add", "constant_assert")],
-            id="not-false",
-        ),
-        pytest.param(
-            "assert add(2, 3) == 5", "assert 1", [("test_add", "constant_assert")], id="one"
-        ),
-        pytest.param(
-            "assert add(2, 3) == 5", 'assert "x"', [("test_add", "constant_assert")], id="string"
-        ),
-        pytest.param(
-            "assert add(2, 3) == 5",
-            "assert 1 < 2",
-            [("test_add", "constant_assert")],
-            id="literal-compare",
-        ),
-        pytest.param(
-            "assert add(2, 3) == 5",
-            "assert add(2, 3) == add(2, 3)",
-            [("test_add", "constant_assert")],
-            id="reflexive",
-        ),
-        pytest.param(
-            "    assert add(2, 3) == 5\n",
-            "    try:\n        assert add(2, 3) == 5\n    except AssertionError:\n        pass\n",
-            [("test_add", "assert_in_try")],
-            id="try-assertionerror",
-        ),
-        pytest.param(
-            "    assert add(2, 3) == 5\n",
-            "    try:\n        assert add(2, 3) == 5\n    except:  # noqa\n        print('meh')\n",
-            [("test_add", "assert_in_try")],
-            id="try-bare-except",
-        ),
-        pytest.param(
-            "    assert add(2, 3) == 5\n",
-            "    try:\n        assert add(2, 3) == 5\n"
-            "    except (ValueError, Exception):\n        pass\n",
-            [("test_add", "assert_in_try")],
-            id="try-tuple-exception",
-        ),
-        pytest.param(
-            "    assert add(2, 3) == 5\n",
-            "    with contextlib.suppress(AssertionError):\n        assert add(2, 3) == 5\n",
-            [("test_add", "assert_in_try")],
-            id="suppress",
-        ),
-        pytest.param(
-            "    with pytest.raises(ZeroDivisionError):\n        div(1, 0)",
-            "    try:\n        with pytest.raises(ZeroDivisionError):\n            div(1, 0)\n"
-            "    except BaseException:\n        pass",
-            [("test_div_by_zero", "assert_in_try")],
+            RAISES,
+            "    try:\n    "
+            + RAISES.replace("\n", "\n    ")
+            + "\n    except BaseException:\n        pass",
+            ("test_div_by_zero", "assert_in_try"),
             id="raises-in-try",
         ),
         pytest.param(
             BLOCKS[-1],
             BLOCKS[-1] + "\n\n\ndef test_add():\n    pass",
-            [("test_add", "removed_assert")],
+            ("test_add", "removed_assert"),
             id="shadowed-by-duplicate",
         ),
     ],
 )
-def test_weakening_is_reported(old: str, new: str, expected: list[tuple[str | None, str]]) -> None:
-    assert kinds(check(BASE, edit(BASE, old, new))) == expected
+def test_weakening_is_reported(old: str, new: str, expected: tuple[str | None, str]) -> None:
+    assert kinds(check(BASE, edit(BASE, old, new))) == [expected]
 
 
 @pytest.mark.parametrize(

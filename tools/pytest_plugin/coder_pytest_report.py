@@ -94,7 +94,8 @@ def pytest_runtest_logreport(report: Any) -> None:
         _state.tests[report.nodeid] = entry
     entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
     outcome = _phase_outcome(report, entry["outcome"])
-    if outcome is not None:
+    # A node id run several times (--keep-duplicates) keeps its failure once it had one.
+    if outcome is not None and entry["outcome"] not in ("failed", "error"):
         entry["outcome"] = outcome
     if report.failed and "exc_type" not in entry:
         entry.update(_state.failures.get(report.nodeid) or _from_longrepr(report))

@@ -9,12 +9,15 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox import IGNORED_DIRS
 
 Changes = dict[str, bytes | None]
+KEPT_BYTES = 1 << 20
+"""`snapshot` keeps files up to this size whole, so a patch can start from them."""
 
 
 @dataclass
@@ -24,8 +27,9 @@ class ApplyResult:
     """Files the user changed since the run began; when non-empty nothing was written."""
 
 
-def snapshot(repo: Path) -> dict[str, str]:
-    """sha256 of every file the sandbox copies, keyed by POSIX relative path."""
+def snapshot(repo: Path, keep: dict[str, bytes] | None = None) -> dict[str, str]:
+    """sha256 of every file the sandbox copies, keyed by POSIX relative path; with
+    `keep`, the bytes of each file up to KEPT_BYTES are stored there too."""
     hashes: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(repo):
         dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
@@ -33,18 +37,17 @@ def snapshot(repo: Path) -> dict[str, str]:
             path = Path(dirpath) / name
             if path.is_symlink() or not path.is_file():
                 continue
-            hashes[path.relative_to(repo).as_posix()] = _hash(path.read_bytes())
+            data = path.read_bytes()
+            hashes[path.relative_to(repo).as_posix()] = _hash(data)
+            if keep is not None and len(data) <= KEPT_BYTES:
+                keep[path.relative_to(repo).as_posix()] = data
     return hashes
 
 
-def make_patch(repo: Path, changes: Changes) -> str:
-    """A unified diff (git style, a/ and b/ prefixes) from the user's files to the changes."""
-    chunks = []
-    for rel in sorted(changes):
-        before = _read(repo / rel)
-        after = changes[rel]
-        chunks.append(_file_diff(rel, before, after))
-    return "".join(chunks)
+def make_patch(before: Mapping[str, bytes | None], changes: Changes) -> str:
+    """A unified diff (git style, a/ and b/ prefixes) from `before` (each changed path's
+    content when the run began; None: absent) to the changes."""
+    return "".join(_file_diff(rel, before[rel], changes[rel]) for rel in sorted(changes))
 
 
 def apply_changes(repo: Path, changes: Changes, manifest: dict[str, str]) -> ApplyResult:

@@ -3,8 +3,9 @@
 `find_weakenings` compares each changed test file scope by scope (a test, a class, the
 module) using the stdlib `ast` only, so it never runs the user's code. It reports deleted
 or renamed-away tests, new skip/xfail markers and skip calls, fewer assertions or
-`pytest.raises` checks, asserts that became constant, and asserts newly wrapped in a
-`try` that swallows their failure. Tests that are new in the patch are not judged, except
+`pytest.raises` checks, asserts that became constant or stopped pinning a value
+(`== 2.5` turned into `is not None`), and asserts newly wrapped in a `try` that
+swallows their failure. Tests that are new in the patch are not judged, except
 that a new `conftest.py` may not skip anything. `missing_node_ids` is the dynamic
 complement over the node ids pytest collected before and after.
 """
@@ -21,7 +22,7 @@ from typing import Any
 from tools.policy import tests_only_policy
 
 _KIND_NAMES = """deleted_test added_skip added_xfail added_skip_call removed_assert
-removed_raises constant_assert assert_in_try syntax_error"""
+removed_raises constant_assert loosened_assert assert_in_try syntax_error"""
 KINDS = frozenset(_KIND_NAMES.split())
 
 _SKIP_CALLS = {"skip", "xfail", "importorskip"}  # bare, or as pytest.<name>
@@ -33,6 +34,11 @@ _UNITTEST_MARKERS.update(dict.fromkeys(["unittest.skipIf", "unittest.skipUnless"
 _UNITTEST_MARKERS.update(dict.fromkeys(["expectedFailure", "unittest.expectedFailure"], "xfail"))
 _SWALLOWED_TYPES = {"AssertionError", "Exception", "BaseException"}
 _CONSTANT_METHOD_ASSERTS = {"assertEqual", "assertEquals", "assertIs", "assertCountEqual"}
+# Checks that pin a value: weakening one into a looser check hides a wrong result.
+_PINNING_OPS = (ast.Eq, ast.Is, ast.In)
+_PINNING_METHODS = _CONSTANT_METHOD_ASSERTS | {
+    "assertAlmostEqual", "assertDictEqual", "assertListEqual", "assertIn", "assertIsNone",
+}  # fmt: skip
 _LITERAL_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
@@ -194,6 +200,8 @@ def _children(node: ast.AST, swallowed: bool) -> list[tuple[ast.AST, bool]]:
 def _record(node: ast.AST, scope: _Scope, swallowed: bool) -> None:
     if isinstance(node, ast.Assert):
         _record_check(node, scope, "assert", swallowed, _truth(node.test) is True)
+        if _pins(node.test):
+            scope.add("pinning", node)
     elif isinstance(node, ast.Call):
         _record_call(node, scope, swallowed)
     elif isinstance(node, ast.Raise) and node.exc is not None:
@@ -212,6 +220,8 @@ def _record_call(node: ast.Call, scope: _Scope, swallowed: bool) -> None:
     last = name.rsplit(".", 1)[-1]
     if last.startswith("assert") or name in _FAIL_CALLS:
         _record_check(node, scope, "assert", swallowed, _constant_method_assert(last, node))
+        if last in _PINNING_METHODS:
+            scope.add("pinning", node)
     elif last in _RAISES_CALLS and name in (last, f"pytest.{last}"):
         _record_check(node, scope, "raises", swallowed, constant=False)
     elif name.removeprefix("pytest.") in _SKIP_CALLS or last == "skipTest":
@@ -226,6 +236,13 @@ def _record_check(
         scope.add("constant", node)
     if swallowed:
         scope.add("swallowed", node)
+
+
+def _pins(test: ast.expr) -> bool:
+    """`x == 2.5`, `x is None`, `"a" in x`, or an `and` holding one of them."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_pins(value) for value in test.values)
+    return isinstance(test, ast.Compare) and isinstance(test.ops[0], _PINNING_OPS)
 
 
 def _marker(name: str) -> str | None:
@@ -313,6 +330,25 @@ def _compare_scopes(path: str, old_scopes: Scopes, new_scopes: Scopes) -> Iterat
 
 
 def _compare_scope(path: str, key: str | None, old: _Scope, new: _Scope) -> Iterator[Weakening]:
+    found = list(_scope_weakenings(path, key, old, new))
+    yield from found or _loosened(path, key, old, new)
+
+
+def _loosened(path: str, key: str | None, old: _Scope, new: _Scope) -> Iterator[Weakening]:
+    """Fewer checks that pin a value, with as many asserts as before: one was loosened."""
+    before, after = old.get("pinning"), new.get("pinning")
+    if len(after) < len(before):
+        gone = _unmatched(before, after)[0]
+        now = _unmatched(new.get("assert"), old.get("assert"))
+        instead = f"; it became `{now[0].source}`" if now else ""
+        detail = (
+            f"{path}:{new.line} {key or 'module level'}: `{gone.source}` (line {gone.line} "
+            f"before) no longer checks the value{instead}, a looser assert"
+        )
+        yield Weakening(path, key, "loosened_assert", detail)
+
+
+def _scope_weakenings(path: str, key: str | None, old: _Scope, new: _Scope) -> Iterator[Weakening]:
     label = key or "module level"
     for category, kind in (("skip", "added_skip"), ("xfail", "added_xfail")):
         yield from _gained(path, key, kind, old.get(category), new.get(category), label)

@@ -156,6 +156,12 @@ RAISES = "    with pytest.raises(ZeroDivisionError):\n        div(1, 0)"
         ),
         pytest.param(RAISES, "    div(1, 1)", ("test_div_by_zero", "removed_raises"), id="raises"),
         pytest.param(
+            "add(2, 3) == 5",
+            "add(2, 3) is not None",
+            ("test_add", "loosened_assert"),
+            id="loosened",
+        ),
+        pytest.param(
             RAISES,
             "    try:\n    "
             + RAISES.replace("\n", "\n    ")
@@ -173,6 +179,11 @@ RAISES = "    with pytest.raises(ZeroDivisionError):\n        div(1, 0)"
 )
 def test_weakening_is_reported(old: str, new: str, expected: tuple[str | None, str]) -> None:
     assert kinds(check(BASE, edit(BASE, old, new))) == [expected]
+
+
+def test_loosened_unittest_assert_is_reported() -> None:
+    new = edit(UNITTEST_BASE, "self.assertEqual(add(2, 3), 5)", "self.assertIsNotNone(add(2, 3))")
+    assert kinds(check(UNITTEST_BASE, new)) == [("TestOps.test_add", "loosened_assert")]
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,12 @@ from coder.report import FixReport, TestCounts, TestResult
 from coder.sandboxes import open_sandbox
 from coder.workflows.fix_baseline import Baseline, take_baseline
 from coder.workflows.fix_deliver import deliver
-from coder.workflows.fix_final import final_check
+from coder.workflows.fix_final import final_check, sync
 from coder.workflows.fix_group import GroupOutcome, repair_group
 from coder.workflows.fix_options import FixOptions
-from coder.workflows.session import RunHooks, Session
-from tools.testrun import summary_line
+from coder.workflows.session import RunHooks, Session, fix_model
+from sandbox import Sandbox
+from tools.testrun import TestRun, summary_line
 
 
 def fix_repo(
@@ -29,14 +30,21 @@ def fix_repo(
     hooks: RunHooks,
     model: Model | None = None,
 ) -> FixReport:
-    session = Session.start(settings, repo, model)
+    session = Session.start(settings, repo, model or fix_model(settings, hooks))
     report = _empty_report(session)
-    baseline = _baseline(session, options, hooks, report)
-    if report.status == "running":
-        outcomes = _repair_all(session, baseline, options, hooks)
-        kept, final = final_check(session, baseline, outcomes, options.tests, hooks)
-        report.after = TestCounts.from_test_data(final.model_dump()) if final else report.before
-        _record_tests(report, baseline, outcomes, kept)
+    kept: list[GroupOutcome] = []
+    final: TestRun | None = None
+    # One sandbox carries the baseline, the repairs (one group after another) and the
+    # final gate: a container or a copy is made once, not once per step.
+    with open_sandbox(settings, repo, hooks.warn, session.run_dir.run_id, hooks.info) as main:
+        report.sandbox = main.name
+        baseline = _baseline(session, main, options, hooks, report)
+        if report.status == "running":
+            outcomes = _repair_all(session, main, baseline, options, hooks)
+            kept, final = final_check(session, main, baseline, outcomes, options.tests, hooks)
+            report.after = TestCounts.from_test_data(final.model_dump()) if final else report.before
+            _record_tests(report, baseline, outcomes, kept)
+    if report.status not in ("test_timeout", "nothing_to_do"):
         deliver(session, report, kept, options, hooks, final, baseline.run)
     report.duration_s = session.elapsed()
     session.tracer.event("fix_end", status=report.status, tests=len(report.tests))
@@ -45,15 +53,11 @@ def fix_repo(
 
 
 def _baseline(
-    session: Session, options: FixOptions, hooks: RunHooks, report: FixReport
+    session: Session, sandbox: Sandbox, options: FixOptions, hooks: RunHooks, report: FixReport
 ) -> Baseline:
     settings = session.settings
     hooks.info("baseline: running the test suite")
-    with open_sandbox(
-        settings, session.repo, hooks.warn, session.run_dir.run_id, hooks.info
-    ) as sandbox:
-        report.sandbox = sandbox.name
-        baseline = take_baseline(sandbox, options.tests, settings.test_timeout, hooks.info)
+    baseline = take_baseline(sandbox, options.tests, settings.test_timeout, hooks.info)
     run = baseline.run
     report.before = TestCounts.from_test_data(run.model_dump())
     hooks.info(f"baseline: {summary_line(run)}")
@@ -72,21 +76,26 @@ def _baseline(
 
 
 def _repair_all(
-    session: Session, baseline: Baseline, options: FixOptions, hooks: RunHooks
+    session: Session, main: Sandbox, baseline: Baseline, options: FixOptions, hooks: RunHooks
 ) -> list[GroupOutcome]:
-    def one(group_index: int) -> GroupOutcome:
-        group = baseline.groups[group_index]
+    done: list[GroupOutcome] = []
+
+    def one(index: int, shared: Sandbox | None) -> GroupOutcome:
+        group = baseline.groups[index]
         hooks.info(f"repairing {group.file}: {len(group.failures)} failing")
-        outcome = repair_group(session, group, baseline, hooks, options.allow_src)
+        outcome = repair_group(session, group, baseline, hooks, options.allow_src, shared)
         verdict = "verified" if outcome.repaired else f"unfixed: {outcome.reason.splitlines()[0]}"
         hooks.info(f"{group.file}: {verdict}")
+        if shared is not None:  # the next group starts from the verified repairs only
+            done.append(outcome)
+            sync(shared, session, done, [o for o in done if o.repaired])
         return outcome
 
     indexes = range(len(baseline.groups))
     if options.jobs <= 1:
-        return [one(index) for index in indexes]
+        return [one(index, main) for index in indexes]
     with ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="coder-fix") as pool:
-        return list(pool.map(one, indexes))
+        return list(pool.map(lambda index: one(index, None), indexes))
 
 
 def _record_tests(
@@ -122,7 +131,7 @@ def _flaky(nodeid: str) -> TestResult:
     return TestResult(
         nodeid=nodeid,
         status="flaky",
-        reason="failed, then passed on an unchanged rerun: flaky, not broken",
+        reason="failed and passed with no change that explains it: flaky, not broken",
     )
 
 

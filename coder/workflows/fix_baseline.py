@@ -26,7 +26,7 @@ class Baseline:
     run: TestRun
     groups: list[Group] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
-    """Failed at first, passed on an unchanged rerun."""
+    """Failed at first, passed on an unchanged rerun (the final check may add more)."""
 
 
 def take_baseline(

@@ -28,7 +28,7 @@ def deliver(
     repo = session.repo
     changes = merge(kept)
     report.changed_files = sorted(changes)
-    report.patch = make_patch(repo, changes)
+    report.patch = make_patch(session.originals_of(changes), changes)
     if options.junit:
         write_junit(options.junit, "coder fix", junit_outcomes(final or baseline))
     if not changes or options.dry_run:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from coder.agent import Agent, AgentResult
 from coder.models import Model, Usage
@@ -41,31 +40,49 @@ class GroupOutcome:
 
 
 def repair_group(
-    session: Session, group: Group, baseline: Baseline, hooks: RunHooks, allow_src: bool
+    session: Session,
+    group: Group,
+    baseline: Baseline,
+    hooks: RunHooks,
+    allow_src: bool,
+    shared: Sandbox | None = None,
 ) -> GroupOutcome:
-    """One agent, one sandbox, for the failing tests of one file."""
+    """One agent for the failing tests of one file, in `shared` (whose earlier changes are
+    the caller's) or in a sandbox of its own."""
+    if shared is not None:
+        return _repair_in(shared, session, group, baseline, hooks, allow_src)
+    with open_sandbox(session.settings, session.repo, hooks.warn, session.run_dir.run_id) as own:
+        return _repair_in(own, session, group, baseline, hooks, allow_src)
+
+
+def _repair_in(
+    sandbox: Sandbox,
+    session: Session,
+    group: Group,
+    baseline: Baseline,
+    hooks: RunHooks,
+    allow_src: bool,
+) -> GroupOutcome:
     settings = session.settings
-    sandbox = open_sandbox(settings, session.repo, hooks.warn, session.run_dir.run_id)
-    with sandbox:
-        context = ToolContext(
-            sandbox=sandbox,
-            write_policy=(lambda path: None) if allow_src else tests_only_policy,
-            approve=hooks.approve,
-            default_tests=[group.file],
-            test_timeout=settings.test_timeout,
-            shell_timeout=settings.shell_timeout,
-        )
-        agent = Agent(
-            _model_for(session.model, group),
-            default_registry(),
-            context,
-            agent_config(settings),
-            tracer=session.tracer,
-            on_event=hooks.on_event,
-        )
-        outcome = _rounds(
-            agent, agent.run(task_for(group)), sandbox, session, group, baseline, hooks
-        )
+    context = ToolContext(
+        sandbox=sandbox,
+        write_policy=(lambda path: None) if allow_src else tests_only_policy,
+        approve=hooks.approve,
+        default_tests=[group.file],
+        test_timeout=settings.test_timeout,
+        shell_timeout=settings.shell_timeout,
+    )
+    agent = Agent(
+        _model_for(session.model, group),
+        default_registry(),
+        context,
+        agent_config(settings),
+        tracer=session.tracer,
+        on_event=hooks.on_event,
+    )
+    earlier = sandbox.changes()
+    result = agent.run(task_for(group))
+    outcome = _rounds(agent, result, sandbox, session, group, baseline, hooks, earlier)
     outcome.turns, outcome.usage = agent.turns, agent.usage
     return outcome
 
@@ -83,6 +100,7 @@ def _rounds(
     group: Group,
     baseline: Baseline,
     hooks: RunHooks,
+    earlier: Changes,
 ) -> GroupOutcome:
     problem = ""
     for round_number in range(1, MAX_ROUNDS + 1):
@@ -91,7 +109,7 @@ def _rounds(
             return GroupOutcome(
                 group, False, f"{problem}\n(then {stopped})" if problem else stopped
             )
-        changes = sandbox.changes()
+        changes = _own_changes(sandbox.changes(), earlier)
         if not changes:
             return GroupOutcome(group, False, f"no change made; the agent said: {result.summary}")
         found = verify(sandbox, session, group, baseline, changes)
@@ -111,7 +129,7 @@ def verify(
     sandbox: Sandbox, session: Session, group: Group, baseline: Baseline, changes: Changes
 ) -> str | None:
     """Why the repair must not be kept, or None."""
-    before = {path: _read(session.repo / path) for path in changes}
+    before = session.originals_of(changes)
     weakenings = find_weakenings(before, changes)
     if weakenings:
         return describe(weakenings)
@@ -144,11 +162,12 @@ def _missing_tests(baseline: TestRun, after: TestRun, file: str) -> list[str]:
     return sorted(name for name, count in before.items() if now[name] < count)
 
 
+def _own_changes(now: Changes, earlier: Changes) -> Changes:
+    """What this group changed, given what the sandbox held from earlier groups."""
+    return {p: data for p, data in now.items() if p not in earlier or earlier[p] != data}
+
+
 def _model_for(model: Model, group: Group) -> Model:
     """A scripted model may carry one script per group; other models serve every group."""
     for_group = getattr(model, "for_group", None)
     return for_group(group.file) if callable(for_group) else model
-
-
-def _read(path: Path) -> bytes | None:
-    return path.read_bytes() if path.is_file() else None

@@ -46,7 +46,7 @@ def run_task(
         )
         result = agent.run(task)
         changes = sandbox.changes()
-    report = _report(session, sandbox, result, make_patch(repo, changes))
+    report = _report(session, sandbox, result, make_patch(session.originals_of(changes), changes))
     report.changed_files = sorted(changes)
     if changes and result.status == "finished" and not dry_run:
         outcome = apply_changes(repo, changes, session.manifest)

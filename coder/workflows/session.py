@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,8 @@ class Session:
     manifest: dict[str, str]
     """sha256 of the user's files when the run began: the guard of the final apply."""
     started: float = field(default_factory=time.monotonic)
+    originals: dict[str, bytes] = field(default_factory=dict)
+    """The files' bytes when the run began (all but very large ones)."""
 
     @classmethod
     def start(cls, settings: Settings, repo: Path, model: Model | None = None) -> Session:
@@ -52,7 +54,19 @@ class Session:
         run_dir = create_run_dir(repo)
         secrets = run_secrets(settings)
         tracer = Tracer(run_dir.trace, run_dir.run_id, secrets)
-        return cls(settings, repo, model, run_dir, tracer, secrets, snapshot(repo))
+        originals: dict[str, bytes] = {}
+        manifest = snapshot(repo, keep=originals)
+        return cls(settings, repo, model, run_dir, tracer, secrets, manifest, originals=originals)
+
+    def original(self, rel: str) -> bytes | None:
+        """`rel` as it was when the run began (None: absent), whatever the user did since."""
+        if rel in self.originals or rel not in self.manifest:
+            return self.originals.get(rel)
+        path = self.repo / rel  # too large to keep: today's bytes are the best we have
+        return path.read_bytes() if path.is_file() else None
+
+    def originals_of(self, paths: Iterable[str]) -> dict[str, bytes | None]:
+        return {rel: self.original(rel) for rel in paths}
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)
@@ -62,6 +76,22 @@ class Session:
         self.run_dir.patch.write_text(patch, encoding="utf-8")
         data = redact(report.model_dump(mode="json"), self.secrets)
         self.run_dir.report.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+BUILTIN_NOTE = (
+    "no model configured; using the builtin engine (offline, mechanical test repairs). "
+    "For an LLM: --model openai:gpt-4o-mini or LLM_MODEL=... (with LLM_API_KEY)"
+)
+
+
+def fix_model(settings: Settings, hooks: RunHooks) -> Model:
+    """The configured model; with none, the builtin engine, and one line saying so."""
+    if settings.model is not None:
+        return build_model(settings)
+    from coder.builtin.engine import BuiltinModel
+
+    hooks.info(BUILTIN_NOTE)
+    return BuiltinModel()
 
 
 def build_model(settings: Settings) -> Model:

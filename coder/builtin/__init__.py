@@ -1,0 +1,1 @@
+"""The builtin engine: deterministic repairs of mechanical test breakages, no model needed."""

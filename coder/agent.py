@@ -23,7 +23,16 @@ from pydantic import BaseModel, ConfigDict
 
 from coder.exceptions import AgentStop, FormatError, LimitsExceeded, Stuck, Submitted
 from coder.memory import abbreviate, compact_history, shrink_old_results, truncate_observation
-from coder.models.base import Message, Model, ModelError, Reply, ToolCall, Usage, estimate_tokens
+from coder.models.base import (
+    PRIVATE_DATA,
+    Message,
+    Model,
+    ModelError,
+    Reply,
+    ToolCall,
+    Usage,
+    estimate_tokens,
+)
 from coder.prompts import SYSTEM_PROMPT, task_message
 from coder.trace import Tracer, trace_arguments
 from tools.base import ToolContext, ToolRegistry, ToolResult
@@ -191,7 +200,14 @@ class Agent:
                 result, stop = self._run_call(call)
             else:
                 result = ToolResult(f"Not run: the run ended ({stop.status}).", is_error=True)
-            tool_message = {"role": "tool", "tool_call_id": call.id, "content": result.output}
+            tool_message: Message = {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "content": result.output,
+            }
+            if result.data is not None:
+                # For in-process models (the builtin engine); wire models drop "_" keys.
+                tool_message[PRIVATE_DATA] = result.data
             self.messages.append(tool_message)
         if stop is not None:
             raise stop

@@ -15,7 +15,8 @@ Model = Annotated[
     typer.Option(
         "--model",
         help="openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, "
-        "compat:NAME (with --base-url) or scripted:FILE.json. Default: $LLM_MODEL.",
+        "compat:NAME (with --base-url), scripted:FILE.json or builtin (offline test "
+        "repairs). Default: $LLM_MODEL; `coder fix` without one uses builtin.",
     ),
 ]
 BaseUrl = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible API base URL.")]

@@ -30,7 +30,8 @@ class Settings(BaseModel):
 
     model: str | None = None
     """Model spec: openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME,
-    compat:NAME (with base_url) or scripted:PATH. None: no model configured."""
+    compat:NAME (with base_url), scripted:PATH or builtin. None: no model configured
+    (`coder fix` then uses the builtin engine)."""
     base_url: str | None = None
     """Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1."""
     api_key: SecretStr | None = None

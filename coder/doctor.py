@@ -41,7 +41,12 @@ def run_doctor(settings: Settings, repo: Path) -> int:
 
 def _model_check(settings: Settings) -> Row:
     if settings.model is None:
-        return ("model", "warn", "none configured: pass --model or set LLM_MODEL")
+        return (
+            "model",
+            "warn",
+            "none configured: `coder fix` uses the builtin engine; for an LLM pass --model "
+            "or set LLM_MODEL",
+        )
     key = "key set" if settings.api_key else "no key"
     where = f" at {settings.base_url}" if settings.base_url else ""
     return ("model", "ok", f"{settings.model}{where} ({key}, {settings.tool_protocol} tools)")

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from coder.models.base import Message, estimate_tokens
+from coder.models.base import PRIVATE_DATA, Message, estimate_tokens
 
 SUMMARY_PREFIX = "Summary of earlier turns:"
 MAX_SUMMARY_LINES = 80
@@ -85,6 +85,9 @@ def shrink_old_results(
             is_old_result = index < old and message.get("role") == "tool"
             if is_old_result and isinstance(content, str) and len(content) > limit_chars:
                 message = {**message, "content": truncate_observation(content, limit_chars)}
+            if is_old_result and PRIVATE_DATA in message:
+                # Only the newest results' data is read (by the builtin engine).
+                message = {k: v for k, v in message.items() if k != PRIVATE_DATA}
             shrunk.append(message)
     return shrunk
 

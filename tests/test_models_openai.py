@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from coder.agent import Agent
 from coder.models import (
     ModelAuthError,
     ModelError,
@@ -19,6 +21,7 @@ from coder.models import (
     ToolCall,
     estimate_tokens,
 )
+from sandbox import LocalSandbox
 from tests.llm_server import (
     LLMServer,
     empty_choices,
@@ -28,6 +31,7 @@ from tests.llm_server import (
     status,
     tool_call,
 )
+from tools import ToolContext, default_registry
 
 MESSAGES = [
     {"role": "system", "content": "You repair tests."},
@@ -274,3 +278,24 @@ def test_a_bad_base_url_is_a_model_error_not_an_httpx_error(sleeps: list[float])
     with pytest.raises(ModelError, match="bad base URL 'ftp://llm.example/v1'"):
         model.complete(MESSAGES, TOOLS)
     assert sleeps == []
+
+
+def test_tool_result_data_stays_in_the_process(
+    llm_server: LLMServer, sleeps: list[float], tmp_path: Path
+) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    assert 1 == 2\n")
+    llm_server.script(
+        reply("", [tool_call("run_tests", "{}", "c1")]),
+        reply("", [tool_call("read_file", '{"path": "tests/test_a.py"}', "c2")]),
+        reply("", [tool_call("finish", '{"summary": "seen"}', "c3")]),
+    )
+    model = make_model(llm_server.base_url, sleeps)
+    with LocalSandbox(tmp_path) as sandbox:
+        result = Agent(model, default_registry(), ToolContext(sandbox=sandbox)).run("look")
+
+    assert result.status == "finished"
+    assert [m["_data"]["total"] for m in result.messages if m.get("tool_call_id") == "c2"] == [2]
+    bodies = [json.dumps(request.body) for request in llm_server.requests]
+    assert len(bodies) == 3 and "2 |     assert 1 == 2" in bodies[2]
+    assert not any("_data" in body for body in bodies)

@@ -103,11 +103,12 @@ def test_history_is_rendered_as_text() -> None:
         {"role": "system", "content": "You repair tests."},
         {"role": "user", "content": "Fix it."},
         reply.as_message(),
-        {"role": "tool", "tool_call_id": "c1", "content": "1: x = 1"},
+        {"role": "tool", "tool_call_id": "c1", "content": "1: x = 1", "_data": {"secret": 1}},
         {"role": "tool", "tool_call_id": "c2", "content": "error: bad JSON"},
     ]
 
     converted = to_text_messages(history, TOOLS)
+    assert "_data" not in repr(converted)  # private keys never reach the wire
 
     assert [m["role"] for m in converted] == ["system", "user", "assistant", "user"]
     system = converted[0]["content"]

@@ -199,3 +199,22 @@ def test_search_bad_regex_and_no_match(ctx: ToolContext) -> None:
     bad = call(ctx, "search", pattern="add(")
     assert bad.is_error and "invalid regular expression" in bad.output
     assert call(ctx, "search", pattern="zzz").output == "No matches for 'zzz' in the workspace."
+
+
+def test_read_file_data_holds_the_raw_page(ctx: ToolContext, sample_sandbox: LocalSandbox) -> None:
+    text = "".join(f"line {n}\r\n" for n in range(1, 451))
+    sample_sandbox.write("big.txt", text.encode())
+    first = call(ctx, "read_file", path="big.txt")
+    assert first.data is not None
+    assert (first.data["start"], first.data["end"], first.data["total"]) == (1, 400, 450)
+    rest = call(ctx, "read_file", path="big.txt", start_line=401).data
+    assert rest is not None and rest["path"] == "big.txt"
+    assert first.data["text"] + rest["text"] == text  # line endings kept, nothing numbered
+
+
+def test_search_data_lists_the_matches(ctx: ToolContext) -> None:
+    result = call(ctx, "search", pattern=r"^def add", path="calc.py")
+    assert result.data == {"matches": [["calc.py", 1, "def add(a, b):"]], "total": 1}
+    assert call(ctx, "search", pattern="zzz").data == {"matches": [], "total": 0}
+    listing = call(ctx, "list_files", pattern="calc.py").data
+    assert listing == {"files": ["calc.py"], "total": 1}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 
 _SNIFF_BYTES = 8192
@@ -22,6 +23,15 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+_RAW_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+"""One line with its ending, split where `split_lines` splits."""
+
+
+def raw_lines(text: str, start: int, end: int) -> str:
+    """Lines start..end (1-based, inclusive) exactly as stored, line endings kept."""
+    return "".join(_RAW_LINE.findall(text)[start - 1 : end])
 
 
 def line_of(text: str, offset: int) -> int:

@@ -20,6 +20,7 @@ from tools._text import (
     match_line_endings,
     miss_message,
     number_lines,
+    raw_lines,
     split_lines,
 )
 from tools.base import Tool, ToolContext, ToolError, ToolResult
@@ -124,14 +125,18 @@ def list_files(ctx: ToolContext, args: ListFilesArgs) -> ToolResult:
     where = "the workspace" if path == "." else path
     if not files:
         suffix = f" matching {args.pattern!r}" if args.pattern else ""
-        return ToolResult(output=f"No files{suffix} under {where}.")
+        return ToolResult(output=f"No files{suffix} under {where}.", data=_listing(files))
     shown = "\n".join(files[:MAX_LISTED])
     if len(files) > MAX_LISTED:
         shown += (
             f"\n[{MAX_LISTED} of {len(files)} files shown; narrow the listing with "
             "`path` or `pattern`.]"
         )
-    return ToolResult(output=shown)
+    return ToolResult(output=shown, data=_listing(files))
+
+
+def _listing(files: list[str]) -> dict[str, object]:
+    return {"files": files[:MAX_LISTED], "total": len(files)}
 
 
 def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
@@ -143,7 +148,7 @@ def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
             "characters such as ( [ . * with a backslash."
         ) from None
     path = clean_relative(args.path)
-    matches: list[str] = []
+    found: list[list[str | int]] = []
     total = 0
     for name in ctx.sandbox.list(path):
         if _ignored(name):
@@ -151,14 +156,16 @@ def search(ctx: ToolContext, args: SearchArgs) -> ToolResult:
         for number, line in _text_lines(ctx, name):
             if regex.search(line):
                 total += 1
-                if len(matches) < MAX_MATCHES:
-                    matches.append(f"{name}:{number}: {_clip(line.strip())}")
-    if not matches:
+                if len(found) < MAX_MATCHES:
+                    found.append([name, number, line])
+    if not found:
         where = "the workspace" if path == "." else path
-        return ToolResult(output=f"No matches for {args.pattern!r} in {where}.")
+        message = f"No matches for {args.pattern!r} in {where}."
+        return ToolResult(output=message, data={"matches": [], "total": 0})
+    shown = [f"{name}:{number}: {_clip(str(line).strip())}" for name, number, line in found]
     if total > MAX_MATCHES:
-        matches.append(f"[{MAX_MATCHES} of {total} matches shown; narrow the pattern or `path`.]")
-    return ToolResult(output="\n".join(matches))
+        shown.append(f"[{MAX_MATCHES} of {total} matches shown; narrow the pattern or `path`.]")
+    return ToolResult(output="\n".join(shown), data={"matches": found, "total": total})
 
 
 def _ignored(path: str) -> bool:
@@ -194,9 +201,11 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
             output=f"{path} is a binary file ({len(data)} bytes); read_file shows text only.",
             is_error=True,
         )
-    lines = split_lines(data.decode("utf-8", errors="replace"))
+    text = data.decode("utf-8", errors="replace")
+    lines = split_lines(text)
     if not lines:
-        return ToolResult(output=f"{path} is empty (0 lines).")
+        page = {"path": path, "text": "", "start": 0, "end": 0, "total": 0}
+        return ToolResult(output=f"{path} is empty (0 lines).", data=page)
     start = args.start_line or 1
     if start > len(lines):
         raise ToolError(f"start_line {start} is past the end of {path} ({len(lines)} lines).")
@@ -211,7 +220,8 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
             f"\n[Showing lines {start}-{end} of {len(lines)}; at most {PAGE_LINES} per call. "
             f"Call read_file with start_line={end + 1} for the next page.]"
         )
-    return ToolResult(output=f"{header}\n{body}")
+    page = {"path": path, "text": raw_lines(text, start, end), "start": start, "end": end}
+    return ToolResult(output=f"{header}\n{body}", data={**page, "total": len(lines)})
 
 
 def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:

@@ -1,6 +1,7 @@
 """The model layer: the Model seam and its implementations (see base.py for the contract)."""
 
 from coder.models.base import (
+    PRIVATE_DATA,
     Message,
     Model,
     ModelAuthError,
@@ -14,6 +15,7 @@ from coder.models.base import (
     ToolSchema,
     Usage,
     estimate_tokens,
+    wire_messages,
 )
 from coder.models.openai import OpenAIModel, OpenAIModelConfig
 from coder.models.presets import KNOWN_PREFIXES, PRESETS, Preset, make_model
@@ -23,6 +25,7 @@ from coder.models.textproto import TextProtocolModel
 __all__ = [
     "KNOWN_PREFIXES",
     "PRESETS",
+    "PRIVATE_DATA",
     "Message",
     "Model",
     "ModelAuthError",
@@ -43,4 +46,5 @@ __all__ = [
     "Usage",
     "estimate_tokens",
     "make_model",
+    "wire_messages",
 ]

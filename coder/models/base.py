@@ -3,6 +3,9 @@
 Messages and tool schemas use the OpenAI chat-completions shapes as plain dicts:
 `{"role": "system"|"user"|"assistant"|"tool", "content": str, ...}`; an assistant
 message may carry `tool_calls`, and a tool message carries its `tool_call_id`.
+Keys starting with "_" are private to the process (a tool message's `_data` holds the
+tool's structured result for in-process models); models that send messages over the
+wire drop them with `wire_messages`.
 
 Errors, all carrying a one-line message that names the fix:
 
@@ -22,6 +25,8 @@ from typing import Any, Protocol
 
 Message = dict[str, Any]
 ToolSchema = dict[str, Any]
+PRIVATE_DATA = "_data"
+"""The key of a tool message holding the tool's `ToolResult.data`."""
 
 
 @dataclass(frozen=True)
@@ -109,3 +114,11 @@ def estimate_tokens(messages: list[Message]) -> int:
         for call in message.get("tool_calls") or []:
             chars += len(call["function"]["name"]) + len(call["function"]["arguments"])
     return chars // 4 + 4 * len(messages)
+
+
+def wire_messages(messages: list[Message]) -> list[Message]:
+    """The messages without their private ("_") keys: what may leave the process."""
+    return [
+        {key: value for key, value in message.items() if not key.startswith("_")}
+        for message in messages
+    ]

@@ -28,6 +28,7 @@ from coder.models.base import (
     ToolSchema,
     Usage,
     estimate_tokens,
+    wire_messages,
 )
 
 _RETRY_STATUSES = {408, 429}
@@ -101,7 +102,7 @@ class OpenAIModel:
     def _request_body(self, messages: list[Message], tools: list[ToolSchema]) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.config.name,
-            "messages": messages,
+            "messages": wire_messages(messages),
             "temperature": self.config.temperature,
         }
         if tools:

@@ -43,6 +43,8 @@ PRESETS: dict[str, Preset] = {
     )
 }
 KNOWN_PREFIXES = (*PRESETS, "scripted")
+BUILTIN = "builtin"
+"""The spec of the offline engine (coder/builtin), which takes no name."""
 
 
 def make_model(
@@ -59,6 +61,10 @@ def make_model(
     """The model a spec names; raises ModelSpecError with the fix when it cannot."""
     if tool_protocol not in ("native", "text"):
         raise ModelSpecError(f"unknown tool protocol {tool_protocol!r}: use 'native' or 'text'")
+    if spec.strip() == BUILTIN:
+        from coder.builtin.engine import BuiltinModel  # late: the engine imports this package
+
+        return BuiltinModel()  # it calls no model, so it needs no tool protocol
     prefix, name = _split(spec, base_url)
     if prefix == "scripted":
         model: Model = ScriptedModel.from_file(name, name=spec)
@@ -86,7 +92,7 @@ def _split(spec: str, base_url: str | None) -> tuple[str, str]:
         return prefix, name.strip()
     if base_url and spec.strip():
         return "compat", spec.strip()  # e.g. "qwen2.5-coder:7b" on a local server
-    known = ", ".join(f"{known}:NAME" for known in KNOWN_PREFIXES)
+    known = ", ".join([BUILTIN, *(f"{known}:NAME" for known in KNOWN_PREFIXES)])
     raise ModelSpecError(
         f"unknown model spec {spec!r}: use one of {known}, "
         "or pass --base-url (LLM_BASE_URL) with a bare model name"

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from coder.models.base import Message, Model, Reply, ToolCall, ToolSchema
+from coder.models.base import Message, Model, Reply, ToolCall, ToolSchema, wire_messages
 
 _MARKER = re.compile(r"^[ \t>*`]*(TOOL_CALL|FINAL_ANSWER)[ \t*`]*:[ \t]*", re.MULTILINE)
 _NAME_GUESS = re.compile(r'"name"\s*:\s*"([^"]+)"')
@@ -50,7 +50,7 @@ def to_text_messages(messages: list[Message], tools: list[ToolSchema]) -> list[M
     converted: list[Message] = []
     names: dict[str, str] = {}
     after_observation = False
-    for message in messages:
+    for message in wire_messages(messages):
         role = message.get("role")
         if role == "tool":
             text = _observation(message, names)
@@ -63,7 +63,7 @@ def to_text_messages(messages: list[Message], tools: list[ToolSchema]) -> list[M
         elif role == "assistant" and message.get("tool_calls"):
             converted.append(_assistant_as_text(message, names))
         else:
-            converted.append(dict(message))
+            converted.append(message)
         after_observation = role == "tool"
     return _with_tool_prompt(converted, tools)
 

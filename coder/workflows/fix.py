@@ -15,7 +15,7 @@ from coder.report import FixReport, TestCounts, TestResult
 from coder.sandboxes import open_sandbox
 from coder.workflows.fix_baseline import Baseline, take_baseline
 from coder.workflows.fix_deliver import deliver
-from coder.workflows.fix_final import final_check, sync
+from coder.workflows.fix_final import final_check, merge, sync
 from coder.workflows.fix_group import GroupOutcome, repair_group
 from coder.workflows.fix_options import FixOptions
 from coder.workflows.session import RunHooks, Session, fix_model
@@ -83,12 +83,15 @@ def _repair_all(
     def one(index: int, shared: Sandbox | None) -> GroupOutcome:
         group = baseline.groups[index]
         hooks.info(f"repairing {group.file}: {len(group.failures)} failing")
-        outcome = repair_group(session, group, baseline, hooks, options.allow_src, shared)
+        # A shared sandbox holds exactly the verified repairs of the groups before this one.
+        held = merge([o for o in done if o.repaired])
+        outcome = repair_group(session, group, baseline, hooks, options.allow_src, shared, held)
         verdict = "verified" if outcome.repaired else f"unfixed: {outcome.reason.splitlines()[0]}"
         hooks.info(f"{group.file}: {verdict}")
-        if shared is not None:  # the next group starts from the verified repairs only
+        if shared is not None:
             done.append(outcome)
-            sync(shared, session, done, [o for o in done if o.repaired])
+            if not outcome.repaired:  # take its attempt back out before the next group
+                sync(shared, session, done, [o for o in done if o.repaired])
         return outcome
 
     indexes = range(len(baseline.groups))

@@ -65,8 +65,9 @@ def sync(
     """Make every file any group touched hold the kept repairs, or else its original."""
     merged = merge(kept)
     touched = {path for outcome in outcomes for path in outcome.changes} | set(merged)
-    originals = session.originals_of(p for p in touched if p not in merged)
-    _apply(sandbox, {**originals, **merged})
+    wanted = {**session.originals_of(p for p in touched if p not in merged), **merged}
+    held = sandbox.changes()  # write only what differs: each write is a round trip
+    _apply(sandbox, {p: d for p, d in wanted.items() if held.get(p, session.original(p)) != d})
 
 
 def _full_run(

@@ -46,13 +46,14 @@ def repair_group(
     hooks: RunHooks,
     allow_src: bool,
     shared: Sandbox | None = None,
+    earlier: Changes | None = None,
 ) -> GroupOutcome:
     """One agent for the failing tests of one file, in `shared` (whose earlier changes are
     the caller's) or in a sandbox of its own."""
     if shared is not None:
-        return _repair_in(shared, session, group, baseline, hooks, allow_src)
+        return _repair_in(shared, session, group, baseline, hooks, allow_src, earlier or {})
     with open_sandbox(session.settings, session.repo, hooks.warn, session.run_dir.run_id) as own:
-        return _repair_in(own, session, group, baseline, hooks, allow_src)
+        return _repair_in(own, session, group, baseline, hooks, allow_src, {})
 
 
 def _repair_in(
@@ -62,6 +63,7 @@ def _repair_in(
     baseline: Baseline,
     hooks: RunHooks,
     allow_src: bool,
+    earlier: Changes,
 ) -> GroupOutcome:
     settings = session.settings
     context = ToolContext(
@@ -80,7 +82,6 @@ def _repair_in(
         tracer=session.tracer,
         on_event=hooks.on_event,
     )
-    earlier = sandbox.changes()
     result = agent.run(task_for(group))
     outcome = _rounds(agent, result, sandbox, session, group, baseline, hooks, earlier)
     outcome.turns, outcome.usage = agent.turns, agent.usage

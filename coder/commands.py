@@ -124,6 +124,9 @@ def show_fix_report(report: FixReport, options: FixOptions) -> None:
         detail = ", ".join(test.files) if test.status == "repaired" else test.reason
         if detail:
             out.print(f"    [dim]{detail.splitlines()[0][:300]}[/]", soft_wrap=True)
+    summaries = dict.fromkeys(t.reason for t in report.tests if t.status == "repaired" and t.reason)
+    for summary in summaries:  # one per repaired group: what was changed and why
+        out.print(f"[dim]{summary}[/]", soft_wrap=True)
     _show_delivery(out, report, options)
     out.print(f"[dim]run {report.run_id} · `coder trace show {report.run_id}`[/]")
 

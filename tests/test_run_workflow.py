@@ -208,3 +208,27 @@ def test_ctrl_c_exits_130_and_leaves_the_tree_untouched(calc: Path, tmp_path: Pa
     assert process.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert git(calc, "status", "--porcelain") == ""
+
+
+def test_undo_reverses_an_applied_run(calc: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    original = (calc / "tests/test_ops.py").read_bytes()
+    script = FIXTURES / "scripts" / "fix_calc.json"
+    assert (
+        main(
+            [
+                "run",
+                "fix",
+                "--repo",
+                str(calc),
+                "--sandbox",
+                "local",
+                "--model",
+                f"scripted:{script}",
+            ]
+        )
+        == 0
+    )
+    assert (calc / "tests/test_ops.py").read_bytes() != original
+    assert main(["undo", "--repo", str(calc)]) == 0
+    assert (calc / "tests/test_ops.py").read_bytes() == original
+    assert "undid run" in capsys.readouterr().out

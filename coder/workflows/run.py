@@ -10,6 +10,7 @@ from coder.models import Model
 from coder.patching import apply_changes, make_patch
 from coder.report import RunReport, TestCounts
 from coder.sandboxes import open_sandbox
+from coder.undo import read_originals, record_applied
 from coder.workflows.session import RunHooks, Session
 from sandbox import Sandbox
 from tools import ToolContext, default_registry
@@ -49,8 +50,11 @@ def run_task(
     report = _report(session, sandbox, result, make_patch(session.originals_of(changes), changes))
     report.changed_files = sorted(changes)
     if changes and result.status == "finished" and not dry_run:
+        originals = read_originals(repo, list(changes))
         outcome = apply_changes(repo, changes, session.manifest)
         report.applied, report.conflicts = not outcome.conflicts, outcome.conflicts
+        if report.applied:  # so that `coder undo` can reverse it
+            record_applied(session.run_dir.path, repo, changes, originals)
     report.duration_s = session.elapsed()
     session.save(report, report.patch)
     return report

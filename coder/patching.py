@@ -38,7 +38,7 @@ def snapshot(repo: Path, keep: dict[str, bytes] | None = None) -> dict[str, str]
             if path.is_symlink() or not path.is_file():
                 continue
             data = path.read_bytes()
-            hashes[path.relative_to(repo).as_posix()] = _hash(data)
+            hashes[path.relative_to(repo).as_posix()] = sha256_hex(data)
             if keep is not None and len(data) <= KEPT_BYTES:
                 keep[path.relative_to(repo).as_posix()] = data
     return hashes
@@ -58,7 +58,7 @@ def apply_changes(repo: Path, changes: Changes, manifest: dict[str, str]) -> App
     if result.conflicts:
         return result
     for rel in sorted(changes):
-        _write(repo / rel, changes[rel])
+        write_atomically(repo / rel, changes[rel])
         result.applied.append(rel)
     return result
 
@@ -67,10 +67,11 @@ def _changed(repo: Path, rel: str, manifest: dict[str, str]) -> bool:
     current = _read(repo / rel)
     if current is None:
         return rel in manifest
-    return manifest.get(rel) != _hash(current)
+    return manifest.get(rel) != sha256_hex(current)
 
 
-def _write(path: Path, data: bytes | None) -> None:
+def write_atomically(path: Path, data: bytes | None) -> None:
+    """Replace a file in one step (None deletes it); its mode is kept."""
     if data is None:
         path.unlink(missing_ok=True)
         return
@@ -117,5 +118,5 @@ def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.is_file() else None
 
 
-def _hash(data: bytes) -> str:
+def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()

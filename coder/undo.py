@@ -9,7 +9,6 @@ file changed since, then writes `undone.json` so the same run is never undone tw
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from coder.patching import Changes
+from coder.patching import Changes, sha256_hex, write_atomically
 from coder.runs import RUNS_DIR, RunDir
 
 APPLIED_FILE = "applied.json"
@@ -61,7 +60,7 @@ def undo_run(repo: Path, run_dir: Path) -> UndoResult:
     if result.conflicts:
         return result
     for rel, entry in files.items():
-        _restore(repo / rel, _original(entry))
+        write_atomically(repo / rel, _original(entry))
         result.restored.append(rel)
     _write_json_atomic(run_dir / UNDONE_FILE, {"undone_at": _now(), "restored": result.restored})
     return result
@@ -80,7 +79,7 @@ def latest_applied_run(repo: Path) -> RunDir:
 def _applied_entry(path: Path, original: bytes | None) -> dict[str, str | None]:
     after = _read(path)
     return {
-        "after_sha256": None if after is None else _hash(after),
+        "after_sha256": None if after is None else sha256_hex(after),
         "original": None if original is None else base64.b64encode(original).decode("ascii"),
     }
 
@@ -111,7 +110,7 @@ def _edited(repo: Path, rel: str, entry: dict[str, Any]) -> bool:
     if (repo / rel).exists() and not (repo / rel).is_file():
         return True  # a directory now stands where the file was
     current = _read(repo / rel)
-    current_hash = None if current is None else _hash(current)
+    current_hash = None if current is None else sha256_hex(current)
     return current_hash != entry["after_sha256"] and current != _original(entry)
 
 
@@ -125,18 +124,6 @@ def _inside(rel: str) -> bool:
     return bool(path.parts) and not path.is_absolute() and ".." not in path.parts
 
 
-def _restore(path: Path, data: bytes | None) -> None:
-    if data is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.coder-tmp")
-    temporary.write_bytes(data)
-    if path.exists():
-        os.chmod(temporary, path.stat().st_mode)
-    os.replace(temporary, path)  # atomic: the user never sees a half-written file
-
-
 def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
     with temporary.open("w", encoding="utf-8") as handle:
@@ -148,10 +135,6 @@ def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
 
 def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.is_file() else None
-
-
-def _hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _now() -> str:

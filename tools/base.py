@@ -60,6 +60,9 @@ class ToolContext:
     """What `run_tests` runs when the model names no tests (None: the whole suite)."""
     test_timeout: float = 300.0
     shell_timeout: float = 120.0
+    written: set[str] = field(default_factory=set)
+    """Paths written through write_file / edit_file: what `fix` may deliver (files that
+    commands or test runs create are not part of a repair)."""
 
     def approved(self, action: str, detail: str) -> bool:
         return self.approve is None or self.approve(action, detail)

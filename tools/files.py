@@ -231,6 +231,7 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
         raise ToolError(declined(f"writing {path}"))
     data = args.content.encode("utf-8")
     ctx.sandbox.write(path, data)
+    ctx.written.add(path)
     verb = "Replaced" if existed else "Created"
     count = len(split_lines(args.content))
     return ToolResult(output=f"{verb} {path} ({count} lines, {len(data)} bytes).")
@@ -256,6 +257,7 @@ def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
     offset = text.index(old)
     updated = text[:offset] + new + text[offset + len(old) :]
     ctx.sandbox.write(path, updated.encode("utf-8"))
+    ctx.written.add(path)
     first = line_of(updated, offset)
     last = first + len(split_lines(new)) - 1 if new else first
     lines = split_lines(updated)

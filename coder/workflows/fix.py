@@ -15,7 +15,7 @@ from coder.report import FixReport, TestCounts, TestResult
 from coder.sandboxes import open_sandbox
 from coder.workflows.fix_baseline import Baseline, take_baseline
 from coder.workflows.fix_deliver import deliver
-from coder.workflows.fix_final import final_check, merge, sync
+from coder.workflows.fix_final import final_check, sync
 from coder.workflows.fix_group import GroupOutcome, repair_group
 from coder.workflows.fix_options import FixOptions
 from coder.workflows.session import RunHooks, Session, fix_model
@@ -83,9 +83,7 @@ def _repair_all(
     def one(index: int, shared: Sandbox | None) -> GroupOutcome:
         group = baseline.groups[index]
         hooks.info(f"repairing {group.file}: {len(group.failures)} failing")
-        # A shared sandbox holds exactly the verified repairs of the groups before this one.
-        held = merge([o for o in done if o.repaired])
-        outcome = repair_group(session, group, baseline, hooks, options.allow_src, shared, held)
+        outcome = repair_group(session, group, baseline, hooks, options.allow_src, shared)
         verdict = "verified" if outcome.repaired else f"unfixed: {outcome.reason.splitlines()[0]}"
         hooks.info(f"{group.file}: {verdict}")
         if shared is not None:

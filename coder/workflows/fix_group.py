@@ -46,14 +46,13 @@ def repair_group(
     hooks: RunHooks,
     allow_src: bool,
     shared: Sandbox | None = None,
-    earlier: Changes | None = None,
 ) -> GroupOutcome:
     """One agent for the failing tests of one file, in `shared` (whose earlier changes are
     the caller's) or in a sandbox of its own."""
     if shared is not None:
-        return _repair_in(shared, session, group, baseline, hooks, allow_src, earlier or {})
+        return _repair_in(shared, session, group, baseline, hooks, allow_src)
     with open_sandbox(session.settings, session.repo, hooks.warn, session.run_dir.run_id) as own:
-        return _repair_in(own, session, group, baseline, hooks, allow_src, {})
+        return _repair_in(own, session, group, baseline, hooks, allow_src)
 
 
 def _repair_in(
@@ -63,7 +62,6 @@ def _repair_in(
     baseline: Baseline,
     hooks: RunHooks,
     allow_src: bool,
-    earlier: Changes,
 ) -> GroupOutcome:
     settings = session.settings
     context = ToolContext(
@@ -75,7 +73,7 @@ def _repair_in(
         shell_timeout=settings.shell_timeout,
     )
     agent = Agent(
-        _model_for(session.model, group),
+        model_for(session.model, group.file),
         default_registry(),
         context,
         agent_config(settings),
@@ -83,7 +81,7 @@ def _repair_in(
         on_event=hooks.on_event,
     )
     result = agent.run(task_for(group))
-    outcome = _rounds(agent, result, sandbox, session, group, baseline, hooks, earlier)
+    outcome = _rounds(agent, result, sandbox, session, group, baseline, hooks, context.written)
     outcome.turns, outcome.usage = agent.turns, agent.usage
     return outcome
 
@@ -101,7 +99,7 @@ def _rounds(
     group: Group,
     baseline: Baseline,
     hooks: RunHooks,
-    earlier: Changes,
+    written: set[str],
 ) -> GroupOutcome:
     problem = ""
     for round_number in range(1, MAX_ROUNDS + 1):
@@ -110,7 +108,7 @@ def _rounds(
             return GroupOutcome(
                 group, False, f"{problem}\n(then {stopped})" if problem else stopped
             )
-        changes = _own_changes(sandbox.changes(), earlier)
+        changes = _own_changes(sandbox.changes(), written)
         if not changes:
             return GroupOutcome(group, False, f"no change made; the agent said: {result.summary}")
         found = verify(sandbox, session, group, baseline, changes)
@@ -163,12 +161,14 @@ def _missing_tests(baseline: TestRun, after: TestRun, file: str) -> list[str]:
     return sorted(name for name, count in before.items() if now[name] < count)
 
 
-def _own_changes(now: Changes, earlier: Changes) -> Changes:
-    """What this group changed, given what the sandbox held from earlier groups."""
-    return {p: data for p, data in now.items() if p not in earlier or earlier[p] != data}
+def _own_changes(now: Changes, written: set[str]) -> Changes:
+    """The files this group's agent wrote with its tools and that differ from the start;
+    files that test runs or commands leave behind are not part of a repair."""
+    return {path: data for path, data in now.items() if path in written}
 
 
-def _model_for(model: Model, group: Group) -> Model:
-    """A scripted model may carry one script per group; other models serve every group."""
+def model_for(model: Model, key: str) -> Model:
+    """A scripted model may carry one script per group (a test file for fix, a module for
+    gen); other models serve every group."""
     for_group = getattr(model, "for_group", None)
-    return for_group(group.file) if callable(for_group) else model
+    return for_group(key) if callable(for_group) else model

@@ -117,11 +117,13 @@ class Agent:
         self._repeats = 0
         self._warnings = 0
 
-    def run(self, task: str) -> AgentResult:
-        self.messages = [
-            {"role": "system", "content": self.system_prompt},
-            {"role": "user", "content": task_message(task)},
-        ]
+    def run(self, task: str, task_data: dict[str, Any] | None = None) -> AgentResult:
+        """Start the conversation; `task_data` rides on the task message under `_data`
+        for in-process models (the builtin generator) and never goes over the wire."""
+        task_entry: Message = {"role": "user", "content": task_message(task)}
+        if task_data is not None:
+            task_entry[PRIVATE_DATA] = task_data
+        self.messages = [{"role": "system", "content": self.system_prompt}, task_entry]
         self._started = self.clock()
         self._record("run_start", None, model=getattr(self.model, "name", "?"), task=task)
         return self._loop()

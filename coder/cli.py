@@ -15,6 +15,7 @@ from coder import __version__
 from coder import cli_options as opt
 from coder.branching import BranchError
 from coder.cli_fix import existing_repo, register
+from coder.cli_gen import register as register_gen
 from coder.cli_sandbox import sandbox_app
 from coder.config import ConfigError, load_settings
 from coder.console import fail, terminal_approver, warn
@@ -35,6 +36,7 @@ trace_app = typer.Typer(help="Look at what a run did.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
 app.add_typer(sandbox_app, name="sandbox")
 register(app)
+register_gen(app)
 
 
 @app.command()

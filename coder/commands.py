@@ -10,7 +10,7 @@ from rich.syntax import Syntax
 
 from coder.config import Settings
 from coder.console import info, progress_printer, warn
-from coder.report import FixReport, RunReport
+from coder.report import DeliveredReport, FixReport, RunReport
 from coder.workflows.fix_options import FixOptions
 from coder.workflows.run import run_task
 from coder.workflows.session import RunHooks
@@ -127,14 +127,14 @@ def show_fix_report(report: FixReport, options: FixOptions) -> None:
     summaries = dict.fromkeys(t.reason for t in report.tests if t.status == "repaired" and t.reason)
     for summary in summaries:  # one per repaired group: what was changed and why
         out.print(f"[dim]{summary}[/]", soft_wrap=True)
-    _show_delivery(out, report, options)
+    show_delivery(out, report, dry_run=options.dry_run)
     out.print(f"[dim]run {report.run_id} · `coder trace show {report.run_id}`[/]")
 
 
-def _show_delivery(out: Console, report: FixReport, options: FixOptions) -> None:
+def show_delivery(out: Console, report: DeliveredReport, *, dry_run: bool) -> None:
     if not report.changed_files:
         return
-    if options.dry_run:
+    if dry_run:
         out.print(Syntax(report.patch, "diff", theme="ansi_dark", background_color="default"))
         out.print(f"Dry run: nothing written. Patch kept at {report.patch_file}")
     elif report.branch:

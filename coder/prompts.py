@@ -48,3 +48,23 @@ the test alone and call finish saying so.
 `run_tests` with no arguments reruns this file's tests. Failures at the start:
 
 {failures}"""
+
+
+GEN_TASK = """\
+Write pytest tests for the module {module} ({path}), whose code these tests do not run yet:
+
+{uncovered}
+
+Write them in {test_file} ({file_note}). Follow the project's conventions: read its \
+existing tests, conftest.py fixtures and import style first. Write one test per \
+behaviour, with a descriptive name, and assert the results that matter (use \
+pytest.approx for floats and pytest.raises for exceptions). Do not test randomness, the \
+clock or the network with exact values. Edit test files only; never change the source.
+
+A test is kept only if it is collected, passes {reruns} runs in fresh processes, asserts \
+something about the code's behaviour, and runs lines or branches no other test runs. \
+`run_tests` with no arguments runs {test_file}.
+
+If the code looks wrong (its result contradicts its name, docstring or obvious intent), \
+keep the test that shows it and add a line `POSSIBLE BUG: <test name>: <why>` to your \
+finish summary."""

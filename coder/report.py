@@ -60,9 +60,51 @@ class TestResult(BaseModel):
     files: list[str] = Field(default_factory=list)
 
 
-class FixReport(RunReport):
+class DeliveredReport(RunReport):
+    """A run whose verified changes are delivered: applied, committed on a branch, or shown."""
+
+    branch: str | None = None
+    commit: str | None = None
+
+
+class FixReport(DeliveredReport):
     """`coder fix`: the run report plus the fate of each failing test."""
 
     tests: list[TestResult] = Field(default_factory=list)
-    branch: str | None = None
-    commit: str | None = None
+
+
+class Coverage(BaseModel):
+    """Percentages of the project's source measured by coverage.py."""
+
+    line: float = 0.0
+    branch: float = 0.0
+
+
+class PossibleBug(BaseModel):
+    """A generated test that failed because the code, not the test, looks wrong."""
+
+    test: str
+    """Node id of the rejected test, or "" when the agent named no test."""
+    message: str
+    """The failure (or the agent's words when it named no failing test)."""
+    evidence: str = ""
+    """The test's source and the failed comparison."""
+
+
+class GenReport(DeliveredReport):
+    """`coder gen`: coverage before and after, and the tests that earned their place.
+
+    status: goal_met, improved, nothing_to_cover, no_gain, suite_failing or
+    coverage_unavailable."""
+
+    coverage_before: Coverage | None = None
+    coverage_after: Coverage | None = None
+    goal: float | None = None
+    """--coverage-goal: the line coverage percentage to reach."""
+    targets: list[str] = Field(default_factory=list)
+    """The modules tests were written for, in order."""
+    tests_added: list[str] = Field(default_factory=list)
+    """Node ids of the kept tests."""
+    rejected: dict[str, str] = Field(default_factory=dict)
+    """Node id of each dropped candidate -> the filter it failed."""
+    possible_bugs: list[PossibleBug] = Field(default_factory=list)

@@ -286,6 +286,11 @@ def _constant_method_assert(method: str, call: ast.Call) -> bool:
     return method in _CONSTANT_METHOD_ASSERTS and len(args) >= 2 and _same(args[0], args[1])
 
 
+def always_true(expr: ast.expr) -> bool:
+    """`assert expr` can never fail: a true literal, `x == x`, `1 < 2`, `a or True`."""
+    return _truth(expr) is True
+
+
 def _truth(expr: ast.expr) -> bool | None:
     """The truth value of `expr` when it cannot depend on the code under test, else None."""
     if isinstance(expr, ast.BoolOp):

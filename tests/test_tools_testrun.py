@@ -175,3 +175,27 @@ def test_a_repeated_test_keeps_a_failure_from_any_of_its_runs(tmp_path: Path) ->
         run = run_pytest(sandbox, ["tests/test_f.py"] * 3 + ["--keep-duplicates"], timeout=60)
     assert counter.read_text() == "3"  # ran three times in one process
     assert run.outcomes == {"tests/test_f.py::test_second_run_fails": "failed"}
+
+
+UNITTEST_TESTS = """
+import unittest
+
+class T(unittest.TestCase):
+    def test_raises_another(self):
+        with self.assertRaises(ValueError):
+            raise OverflowError("too big")
+
+    def test_equal(self):
+        self.assertEqual(1, 2)
+"""
+
+
+def test_unittest_failures_keep_their_exception(tmp_path: Path) -> None:
+    # pytest's unittest plugin hands the exception over in its own makereport hook.
+    with LocalSandbox(make_project(tmp_path, {"tests/test_u.py": UNITTEST_TESTS})) as sandbox:
+        run = run_pytest(sandbox, None, timeout=60)
+    found = {f.nodeid.rsplit("::", 1)[1]: (f.exc_type, f.message) for f in run.failures}
+    assert found == {
+        "test_raises_another": ("OverflowError", "too big"),
+        "test_equal": ("AssertionError", "1 != 2"),
+    }

@@ -1,4 +1,5 @@
-"""What the agent can do: the tool registry, each tool, and the pytest result collector.
+"""What the agent can do: the tool registry, each tool, and the pytest result collector,
+and coverage measurement.
 
 This package knows nothing of the loop or of models.
 """
@@ -12,6 +13,14 @@ from tools.base import (
     ToolResult,
     WritePolicy,
     allow_all_writes,
+)
+from tools.coverage import (
+    CoverageRun,
+    FileCoverage,
+    Target,
+    find_targets,
+    measure_coverage,
+    module_name,
 )
 from tools.policy import tests_only_policy
 from tools.registry import DEFAULT_TOOLS, default_registry
@@ -29,7 +38,10 @@ __all__ = [
     "DEFAULT_TOOLS",
     "Approver",
     "Comparison",
+    "CoverageRun",
+    "FileCoverage",
     "Frame",
+    "Target",
     "TestOutcome",
     "TestRun",
     "Tool",
@@ -40,6 +52,9 @@ __all__ = [
     "WritePolicy",
     "allow_all_writes",
     "default_registry",
+    "find_targets",
+    "measure_coverage",
+    "module_name",
     "render_test_run",
     "run_pytest",
     "summary_line",

@@ -24,6 +24,7 @@ CURRENT_PATH = REPORT_PATH + ".current"
 PLUGIN_FILE = f"{PLUGIN_DIR}/{PLUGIN_NAME}.py"
 _NO_PLUGIN = 97  # exit code of the script when the plugin is not in the sandbox yet
 _MARK = "@@coder-pytest-report@@"
+DEFAULT_RUNNER = "python3 -m pytest"
 _TAIL_CHARS = 3000
 _FAILED = ("failed", "error")
 _SUMMARY_WORD = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
@@ -93,14 +94,17 @@ class TestRun(BaseModel):
         return self.report_found and self.exit_code == 0 and not self.failures
 
 
-def pytest_command(tests: list[str] | None = None) -> str:
-    """The shell command run_pytest executes in the workspace root."""
+def pytest_command(tests: list[str] | None = None, runner: str = DEFAULT_RUNNER) -> str:
+    """The shell command run_pytest executes in the workspace root.
+
+    `runner` starts pytest: `python3 -m pytest`, or e.g. `python3 -m coverage run ... -m pytest`.
+    """
     env = (
         f"env PYTHONPATH={PLUGIN_DIR}${{PYTHONPATH:+:$PYTHONPATH}} "
         f"CODER_PYTEST_REPORT={REPORT_PATH} PYTHONDONTWRITEBYTECODE=1"
     )
     pytest = (
-        f"python3 -m pytest -p {PLUGIN_NAME} -p no:cacheprovider -q -rN --tb=short"
+        f"{runner} -p {PLUGIN_NAME} -p no:cacheprovider -q -rN --tb=short"
         # One module that fails to import must not hide every other test's result.
         " --continue-on-collection-errors"
     )
@@ -114,11 +118,34 @@ def run_pytest(sandbox: Sandbox, tests: list[str] | None, timeout: float) -> Tes
     One exec does it all (clear the old report, run, print the new report after a
     marker): each round trip to a container costs tens of milliseconds.
     """
-    result = sandbox.exec(_script(tests), timeout=timeout)
+    return collect_test_run(sandbox, exec_pytest(sandbox, tests, timeout), timeout)
+
+
+def exec_pytest(
+    sandbox: Sandbox,
+    tests: list[str] | None,
+    timeout: float,
+    *,
+    runner: str = DEFAULT_RUNNER,
+    epilogue: str = "",
+) -> ExecResult:
+    """Run the pytest script in one exec, copying the plugin in first if it is missing.
+
+    `runner` replaces `python3 -m pytest`; `epilogue` is shell run after the report is
+    printed (its output follows the report; give it its own marker), before the script
+    exits with pytest's status. Read the result with `collect_test_run`.
+    """
+    script = _script(tests, runner, epilogue)
+    result = sandbox.exec(script, timeout=timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():
         source = resources.files("tools").joinpath("pytest_plugin", f"{PLUGIN_NAME}.py")
         sandbox.write(PLUGIN_FILE, source.read_bytes())
-        result = sandbox.exec(_script(tests), timeout=timeout)
+        result = sandbox.exec(script, timeout=timeout)
+    return result
+
+
+def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> TestRun:
+    """The TestRun from the output of `exec_pytest` (minus any epilogue output)."""
     output, marker, report_text = result.stdout.rpartition(f"\n{_MARK}\n")
     report = _parse_report(report_text) if marker else None
     output = output if marker else result.stdout
@@ -133,11 +160,11 @@ def run_pytest(sandbox: Sandbox, tests: list[str] | None, timeout: float) -> Tes
     return run
 
 
-def _script(tests: list[str] | None) -> str:
+def _script(tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str = "") -> str:
     return (
         f"rm -f {REPORT_PATH} {CURRENT_PATH}; test -f {PLUGIN_FILE} || exit {_NO_PLUGIN}; "
-        f"{pytest_command(tests)}; status=$?; printf '\\n{_MARK}\\n'; "
-        f"cat {REPORT_PATH} 2>/dev/null; exit $status"
+        f"{pytest_command(tests, runner)}; status=$?; printf '\\n{_MARK}\\n'; "
+        f"cat {REPORT_PATH} 2>/dev/null; {epilogue}{'; ' if epilogue else ''}exit $status"
     )
 
 

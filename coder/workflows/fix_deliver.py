@@ -6,8 +6,8 @@ from typing import Any
 
 from coder.branching import commit_message, commit_to_branch
 from coder.junit import write_junit
-from coder.patching import apply_changes, make_patch
-from coder.report import FixReport
+from coder.patching import Changes, apply_changes, make_patch
+from coder.report import DeliveredReport, FixReport
 from coder.undo import read_originals, record_applied
 from coder.workflows.fix_final import merge
 from coder.workflows.fix_group import GroupOutcome
@@ -25,20 +25,43 @@ def deliver(
     final: TestRun | None,
     baseline: TestRun,
 ) -> None:
-    repo = session.repo
     changes = merge(kept)
-    report.changed_files = sorted(changes)
-    report.patch = make_patch(session.originals_of(changes), changes)
     if options.junit:
         write_junit(options.junit, "coder fix", junit_outcomes(final or baseline))
-    if not changes or options.dry_run:
+    repaired = [t.nodeid for t in report.tests if t.status == "repaired"]
+    message = commit_message(repaired, "; ".join(o.summary for o in kept if o.summary))
+    deliver_changes(
+        session,
+        report,
+        changes,
+        hooks,
+        dry_run=options.dry_run,
+        branch=options.branch,
+        message=message,
+    )
+
+
+def deliver_changes(
+    session: Session,
+    report: DeliveredReport,
+    changes: Changes,
+    hooks: RunHooks,
+    *,
+    dry_run: bool,
+    branch: str | None,
+    message: str,
+) -> None:
+    """Record the patch, then write nothing (dry run), commit on `branch`, or apply
+    the changes if the user's files are as they were (recorded for `coder undo`)."""
+    repo = session.repo
+    report.changed_files = sorted(changes)
+    report.patch = make_patch(session.originals_of(changes), changes)
+    if not changes or dry_run:
         return
-    if options.branch:
-        repaired = [t.nodeid for t in report.tests if t.status == "repaired"]
-        message = commit_message(repaired, "; ".join(o.summary for o in kept if o.summary))
-        report.commit = commit_to_branch(repo, options.branch, changes, message)
-        report.branch = options.branch
-        hooks.info(f"committed on branch {options.branch} ({report.commit[:10]})")
+    if branch:
+        report.commit = commit_to_branch(repo, branch, changes, message)
+        report.branch = branch
+        hooks.info(f"committed on branch {branch} ({report.commit[:10]})")
         return
     originals = read_originals(repo, list(changes))
     outcome = apply_changes(repo, changes, session.manifest)

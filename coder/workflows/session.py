@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from coder.config import ConfigError, Settings
 from coder.models import Model, make_model
+from coder.models.presets import BUILTIN
 from coder.patching import snapshot
 from coder.runs import RunDir, create_run_dir
 from coder.trace import Tracer, redact
@@ -92,6 +93,30 @@ def fix_model(settings: Settings, hooks: RunHooks) -> Model:
 
     hooks.info(BUILTIN_NOTE)
     return BuiltinModel()
+
+
+GEN_BUILTIN_NOTE = (
+    "no model configured; using the builtin generator (offline characterisation tests). "
+    "For an LLM: --model openai:gpt-4o-mini or LLM_MODEL=... (with LLM_API_KEY)"
+)
+
+
+def gen_model(settings: Settings, hooks: RunHooks) -> Model:
+    """The configured model; with none (or `builtin`), the builtin test generator."""
+    if settings.model not in (None, BUILTIN):
+        return build_model(settings)
+    try:
+        from coder.builtin.gen_engine import BuiltinGenModel
+    except ModuleNotFoundError as exc:
+        if exc.name != "coder.builtin.gen_engine":
+            raise
+        raise ConfigError(
+            "no builtin test generator in this build: pass --model (e.g. openai:gpt-4o-mini, "
+            "ollama:qwen2.5-coder) or set LLM_MODEL"
+        ) from exc
+    if settings.model is None:
+        hooks.info(GEN_BUILTIN_NOTE)
+    return BuiltinGenModel()
 
 
 def build_model(settings: Settings) -> Model:

@@ -60,8 +60,15 @@ def pytest_assertrepr_compare(config: Any, op: str, left: Any, right: Any) -> No
         _state.comparison = {"op": op, "left": _safe_repr(left), "right": _safe_repr(right)}
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_makereport(item: Any, call: Any) -> None:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Any:
+    # After the other implementations: pytest's unittest plugin sets call.excinfo for
+    # TestCase methods only in its own (tryfirst) implementation.
+    yield
+    _record_failure(item, call)
+
+
+def _record_failure(item: Any, call: Any) -> None:
     excinfo = call.excinfo
     if _state is None or excinfo is None or item.nodeid in _state.failures:
         return

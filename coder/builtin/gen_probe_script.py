@@ -1,0 +1,182 @@
+"""coder's probe: call a module's functions with given inputs and print what each did.
+
+It runs inside the sandbox, standalone (the standard library only): the builtin
+generator sends its source through run_shell with a JSON spec as its argument, and reads
+one JSON line per call after the `@@probe ` marker: {id, kind: return|raise|timeout|
+setup_error, repr, type, literal_ok, float, expect, before, after, lines}.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import io
+import json
+import signal
+import sys
+from collections.abc import Iterator
+from types import FrameType, ModuleType
+from typing import Any
+
+MARK = "@@probe "
+MAX_REPR = 240
+
+
+class _Timeout(BaseException):
+    """The call ran past its time; a BaseException so the code under test cannot catch it."""
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    raise _Timeout()
+
+
+def main(spec: dict[str, Any]) -> None:
+    sys.path.insert(0, spec["root"])
+    sys.setrecursionlimit(2000)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        with _quiet():
+            module = importlib.import_module(spec["module"])
+    except BaseException as exc:  # the module itself cannot be imported: say why
+        _emit({"id": "import", "kind": "raise", "type": type(exc).__name__, "repr": str(exc)})
+        return
+    for call in spec["calls"]:
+        _emit(_probe(module, call, spec))
+
+
+def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    namespace = dict(vars(module))
+    record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
+    signal.setitimer(signal.ITIMER_REAL, spec["timeout"])
+    tracer = _LineTracer(str(module.__file__)) if spec.get("measure") else None
+    try:
+        with _quiet():
+            for statement in call["setup"]:
+                exec(statement, namespace)
+            record["before"] = _observe(namespace, call["observe"], module)
+            record.update(_call(namespace, call, module, tracer))
+    except _Timeout:
+        record["kind"] = "timeout"
+    except BaseException as exc:  # the setup failed, or the call exited the interpreter
+        record["type"] = type(exc).__name__
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    if tracer is not None:
+        record["lines"] = _lines(tracer, call.get("span"))
+    return record
+
+
+def _call(
+    namespace: dict[str, Any], call: dict[str, Any], module: ModuleType, tracer: _LineTracer | None
+) -> Any:
+    """The call itself: its value (and the observers after it) or its exception."""
+    if tracer is not None:
+        tracer.start()
+    try:
+        value = eval(call["expr"], namespace)
+    except Exception as exc:
+        return {**_exception(exc, module), "kind": "raise"}
+    finally:
+        if tracer is not None:
+            tracer.stop()
+    if call.get("bind"):
+        namespace[call["bind"]] = value
+    found = _describe(value, module)
+    found["after"] = _observe(namespace, call["observe"], module)
+    return {**found, "kind": "return"}
+
+
+def _describe(value: object, module: ModuleType) -> dict[str, Any]:
+    """What a test can assert about a value: its repr, and whether that reads back."""
+    try:
+        text = repr(value)
+    except Exception:
+        return {"repr": "", "type": type(value).__name__, "literal_ok": False}
+    kind = type(value)
+    found: dict[str, Any] = {
+        "repr": text[: MAX_REPR + 1],
+        "type": kind.__name__,
+        "float": kind is float,
+    }
+    found["literal_ok"] = len(text) <= MAX_REPR and _reads_back(text, value)
+    if not found["literal_ok"] and kind.__module__ == module.__name__ and len(text) <= MAX_REPR:
+        with contextlib.suppress(Exception):
+            found["eval_ok"] = bool(eval(text, dict(vars(module))) == value)
+    return found
+
+
+def _reads_back(text: str, value: object) -> bool:
+    try:
+        return bool(ast.literal_eval(text) == value)
+    except Exception:
+        return False
+
+
+def _exception(exc: Exception, module: ModuleType) -> dict[str, Any]:
+    """The exception's type, and the name a test should expect: the first class in its
+    MRO that is a builtin or defined in the module under test."""
+    found: dict[str, Any] = {"type": type(exc).__name__, "repr": str(exc)[:MAX_REPR]}
+    for cls in type(exc).__mro__:
+        if cls.__module__ in ("builtins", module.__name__):
+            found["expect"] = cls.__name__
+            found["expect_from"] = None if cls.__module__ == "builtins" else module.__name__
+            break
+    return found
+
+
+def _observe(namespace: dict[str, Any], expressions: list[str], module: ModuleType) -> list[Any]:
+    seen: list[Any] = []
+    for expression in expressions:
+        try:
+            value = eval(expression, namespace)
+        except Exception:
+            continue
+        if value is not None and not callable(value):
+            described = _describe(value, module)
+            if described["literal_ok"]:
+                seen.append([expression, described["repr"], described["float"]])
+    return seen
+
+
+class _LineTracer:
+    """The lines of the module's file that a call executes (sys.settrace: no coverage.py
+    needed, and nothing to import in the sandbox)."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.lines: set[int] = set()
+
+    def start(self) -> None:
+        sys.settrace(self._frame)
+
+    def stop(self) -> None:
+        sys.settrace(None)
+
+    def _frame(self, frame: FrameType, event: str, arg: object) -> Any:
+        return self._line if frame.f_code.co_filename == self.filename else None
+
+    def _line(self, frame: FrameType, event: str, arg: object) -> Any:
+        if event == "line":
+            self.lines.add(frame.f_lineno)
+        return self._line
+
+
+def _lines(tracer: _LineTracer, span: list[int] | None) -> list[int]:
+    if span:
+        return sorted(line for line in tracer.lines if span[0] <= line <= span[1])
+    return sorted(tracer.lines)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        yield
+
+
+def _emit(record: dict[str, Any]) -> None:
+    print(MARK + json.dumps(record, separators=(",", ":")), flush=True)
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))

@@ -1,0 +1,112 @@
+"""`coder gen`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from coder import cli_options as opt
+from coder.cli_fix import existing_repo
+from coder.config import ConfigError, load_settings
+from coder.console import terminal_approver
+
+RepoArgument = Annotated[
+    Path, typer.Argument(help="Repository to write tests for (default: the current folder).")
+]
+
+
+def gen(
+    repo: RepoArgument = Path("."),
+    target: Annotated[
+        list[str] | None,
+        typer.Option("--target", help="Only this source file or folder (repeatable)."),
+    ] = None,
+    coverage_goal: Annotated[
+        float | None,
+        typer.Option(
+            "--coverage-goal", min=0, max=100, help="Stop once line coverage reaches PCT."
+        ),
+    ] = None,
+    reruns: Annotated[
+        int, typer.Option("--reruns", min=1, help="Runs a new test must pass, each fresh.")
+    ] = 3,
+    changed_since: Annotated[
+        str | None,
+        typer.Option("--changed-since", help="Only modules changed since this git ref."),
+    ] = None,
+    max_targets: Annotated[
+        int, typer.Option("--max-targets", min=1, help="Write tests for at most N modules.")
+    ] = 10,
+    model: opt.Model = None,
+    base_url: opt.BaseUrl = None,
+    tool_protocol: opt.ToolProtocol = None,
+    sandbox: opt.Sandbox = None,
+    image: opt.Image = None,
+    setup: opt.Setup = None,
+    setup_network: opt.SetupNetwork = False,
+    dry_run: opt.DryRun = False,
+    branch: Annotated[
+        str | None,
+        typer.Option("--branch", help="Commit the new tests on this new branch; files untouched."),
+    ] = None,
+    max_turns: opt.MaxTurns = None,
+    confirm: opt.Confirm = False,
+    json_output: opt.Json = False,
+    verbose: opt.Verbose = False,
+) -> None:
+    """Write pytest tests where coverage is missing, and keep only those that earn it.
+
+    Measures coverage in a sandbox, has the agent write tests for the least covered
+    modules, and keeps a test only if it is collected, passes --reruns fresh runs,
+    asserts something and raises line or branch coverage. Then applies them.
+    """
+    from coder.commands_gen import gen_command
+    from coder.workflows.gen_options import GenOptions
+
+    repo = existing_repo(repo)
+    if dry_run and branch:
+        raise ConfigError("--dry-run and --branch cannot be used together; pick one")
+    flags = opt.settings_flags(
+        model=model,
+        base_url=base_url,
+        tool_protocol=tool_protocol,
+        sandbox=sandbox,
+        image=image,
+        setup=setup,
+        setup_network=setup_network,
+        max_turns=max_turns,
+        confirm=confirm,
+    )
+    settings = load_settings(repo, flags)
+    options = GenOptions(
+        targets=[repo_path(repo, t) for t in target] if target else None,
+        coverage_goal=coverage_goal,
+        reruns=reruns,
+        changed_since=changed_since,
+        dry_run=dry_run,
+        branch=branch,
+        max_targets=max_targets,
+    )
+    approve = terminal_approver() if settings.confirm else None
+    raise typer.Exit(
+        gen_command(
+            settings, repo, options, json_output=json_output, verbose=verbose, approve=approve
+        )
+    )
+
+
+def repo_path(repo: Path, given: str) -> str:
+    """A --target as a repository-relative POSIX path: relative to the current folder when
+    it exists there inside the repository, else to the repository."""
+    path = Path(given)
+    for candidate in (path if path.is_absolute() else Path.cwd() / path, repo / path):
+        resolved = candidate.resolve()
+        if resolved.exists() and resolved.is_relative_to(repo):
+            return resolved.relative_to(repo).as_posix()
+    raise ConfigError(f"--target {given}: no such file or folder in {repo}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("gen")(gen)

@@ -1,0 +1,177 @@
+"""The TestGen-LLM filters of `coder gen`, applied to each new test of a test file.
+
+A candidate is kept only if it is collected, passes `reruns` runs (each a fresh pytest
+process), asserts something that can fail, and runs a line or branch arc that the
+existing tests, and the candidates kept before it, do not. Candidates are judged in
+file order for the static and run filters, then greedily (largest gain first) for
+coverage, so a test that adds nothing beyond a better one is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from coder.workflows.gen_tests import (
+    TestFunction,
+    keep_existing,
+    new_tests,
+    remove_tests,
+    syntax_error,
+)
+from sandbox import Sandbox
+from tools.coverage import CoverageRun, measure_coverage
+from tools.testrun import TestOutcome, TestRun, run_pytest
+
+NO_ASSERT = (
+    "asserts nothing about the code's behaviour: assert on a result, or use "
+    "pytest.raises / pytest.approx"
+)
+NO_GAIN = "runs no line or branch that the other tests do not run already"
+
+
+@dataclass
+class Covered:
+    """Lines as (path, line) and branch arcs as (path, from, to) that some test runs."""
+
+    lines: set[tuple[str, int]] = field(default_factory=set)
+    arcs: set[tuple[str, int, int]] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, run: CoverageRun) -> Covered:
+        return cls(run.covered_lines(), run.covered_arcs())
+
+    def beyond(self, other: Covered) -> Covered:
+        """What this covers that `other` does not."""
+        return Covered(self.lines - other.lines, self.arcs - other.arcs)
+
+    def add(self, other: Covered) -> None:
+        self.lines |= other.lines
+        self.arcs |= other.arcs
+
+    def size(self) -> int:
+        return len(self.lines) + len(self.arcs)
+
+
+@dataclass
+class Judgement:
+    """The verdict on the new tests of one file, and the file holding only the kept ones."""
+
+    path: str
+    text: str
+    kept: list[TestFunction] = field(default_factory=list)
+    rejected: dict[str, str] = field(default_factory=dict)
+    """Test name -> the filter it failed, in words for the agent."""
+    failures: dict[str, TestOutcome] = field(default_factory=dict)
+    """Test name -> how it failed, for the candidates that failed a run."""
+    candidates: dict[str, TestFunction] = field(default_factory=dict)
+
+
+def judge_file(
+    sandbox: Sandbox,
+    path: str,
+    before: str | None,
+    after: str,
+    covered: Covered,
+    reruns: int,
+    timeout: float,
+) -> Judgement:
+    """Judge the tests `after` adds to `before` (both the file's text; the sandbox holds
+    `after`). Tests of `before` that `after` rewrote are put back as they were; `covered`
+    grows by what the kept tests add."""
+    problem = syntax_error(after)
+    if problem is None:
+        written, (after, lost) = after, keep_existing(before, after)
+        if lost:
+            problem = f"existing tests were deleted: {', '.join(lost)}; only add tests"
+        if after != written:
+            sandbox.write(path, after.encode("utf-8"))
+    found = new_tests(before, after)
+    judgement = Judgement(path, after, candidates={t.name: t for t in found})
+    if problem is not None:
+        judgement.rejected = dict.fromkeys(judgement.candidates, problem)
+        judgement.text = before or ""
+        return judgement
+    live = [t for t in found if _check(judgement, t, None if t.asserts else NO_ASSERT)]
+    live = _run_filter(sandbox, judgement, live, reruns, timeout)
+    judgement.kept = _coverage_filter(sandbox, judgement, live, covered, timeout)
+    judgement.text = remove_tests(after, set(judgement.rejected))
+    return judgement
+
+
+def _check(judgement: Judgement, test: TestFunction, reason: str | None) -> bool:
+    if reason is not None:
+        judgement.rejected[test.name] = reason
+    return reason is None
+
+
+def _run_filter(
+    sandbox: Sandbox, judgement: Judgement, live: list[TestFunction], reruns: int, timeout: float
+) -> list[TestFunction]:
+    """Collected, and passing in each of `reruns` fresh pytest processes."""
+    for number in range(1, reruns + 1):
+        if not live:
+            break
+        run = run_pytest(sandbox, [judgement.path], timeout=timeout)
+        live = [
+            t for t in live if _check(judgement, t, _run_problem(judgement, t, run, number, reruns))
+        ]
+    return live
+
+
+def _run_problem(
+    judgement: Judgement, test: TestFunction, run: TestRun, number: int, reruns: int
+) -> str | None:
+    nodeid = test.nodeid(judgement.path)
+    mine = {n: o for n, o in run.outcomes.items() if n == nodeid or n.startswith(nodeid + "[")}
+    if not mine:
+        if run.timed_out:
+            return f"pytest timed out after {run.timeout or 0:g}s before it ran"
+        errors = [f for f in run.failures if "::" not in f.nodeid]
+        detail = f": {_first_line(errors[0])}" if errors else ""
+        return f"not collected by pytest{detail}"
+    failure = next((f for f in run.failures if f.nodeid in mine), None)
+    if failure is None:
+        outcomes = sorted(set(mine.values()) - {"passed"})
+        return f"did not pass: {', '.join(outcomes)}" if outcomes else None
+    judgement.failures.setdefault(test.name, failure)
+    if number > 1:
+        return f"flaky: passed {number - 1} run(s), then failed run {number} of {reruns}: " + (
+            _first_line(failure)
+        )
+    return f"failed: {_first_line(failure)}"
+
+
+def _coverage_filter(
+    sandbox: Sandbox,
+    judgement: Judgement,
+    live: list[TestFunction],
+    covered: Covered,
+    timeout: float,
+) -> list[TestFunction]:
+    """Keep the tests that add coverage, the largest gain first (a greedy set cover)."""
+    gains: dict[str, Covered] = {}
+    for test in live:
+        run = measure_coverage(sandbox, [test.nodeid(judgement.path)], timeout)
+        if run.error is not None or not run.tests.ok:
+            _check(
+                judgement, test, f"its coverage could not be measured: {run.error or 'it failed'}"
+            )
+            continue
+        gains[test.name] = Covered.of(run).beyond(covered)
+    kept: list[TestFunction] = []
+    for test in sorted((t for t in live if t.name in gains), key=lambda t: -gains[t.name].size()):
+        gain = gains[test.name].beyond(covered)
+        if _check(judgement, test, None if gain.size() else NO_GAIN):
+            covered.add(gain)
+            kept.append(test)
+    return sorted(kept, key=lambda t: t.start)
+
+
+def _first_line(failure: TestOutcome) -> str:
+    message = (failure.message.splitlines() or [""])[0].strip()
+    if failure.exc_type and not message.startswith(failure.exc_type):
+        message = f"{failure.exc_type}: {message}"
+    comparison = failure.comparison
+    if comparison is not None and not (comparison.left in message and comparison.right in message):
+        message += f" (assert {comparison.left} {comparison.op} {comparison.right})"
+    return message

@@ -1,0 +1,22 @@
+"""What the user asked `coder gen` for, beyond the settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class GenOptions:
+    targets: list[str] | None = None
+    """Only these source files or folders (repository-relative paths)."""
+    coverage_goal: float | None = None
+    """Stop once line coverage reaches this percentage."""
+    reruns: int = 3
+    """A kept test passes this many runs, each in a fresh pytest process."""
+    changed_since: str | None = None
+    """Only modules changed since this git ref (`git diff REF...`)."""
+    dry_run: bool = False
+    branch: str | None = None
+    """Commit the new tests on this new branch instead of touching the working tree."""
+    max_targets: int = 10
+    """Write tests for at most this many modules, the least covered first."""

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from coder.builtin.gen_probe import Result
 from coder.builtin.gen_targets import Target
 
-MAX_TESTS = 4
+MAX_TESTS = 6
 """Tests kept per target."""
 CRASHES = {"TypeError", "AttributeError", "ZeroDivisionError", "NameError", "UnboundLocalError"}
 """Exceptions that, on a typical call derived from the type hints, point at a bug."""

@@ -402,3 +402,53 @@ def test_two_equally_close_parameters_are_refused() -> None:
     definitions = {"build_request": [("reqbuild/request.py", module)]}
     plan = plan_kwarg(kwarg_failure("build_request", 5), REQUEST_TESTS, "t.py", definitions)
     refused(plan, "no single parameter")
+
+
+def test_a_rename_with_one_far_closer_candidate_is_taken() -> None:
+    from coder.builtin.modules import ModuleIndex
+    from coder.builtin.repairs_names import plan_import
+
+    index = ModuleIndex(
+        {"cachetools.keys": "def typed_key(*a):\n    pass\n\n\ndef typedmethodkey(*a):\n    pass\n"}
+    )
+    failure = {
+        "nodeid": "tests/test_keys.py",
+        "outcome": "error",
+        "file": "tests/test_keys.py",
+        "line": 1,
+        "exc_type": "ImportError",
+        "message": "cannot import name 'typedkey' from 'cachetools.keys' (x.py)",
+    }
+    source = "from cachetools.keys import typedkey\n\n\ndef test_k():\n    assert typedkey(1)\n"
+    plan = plan_import(failure, source, "tests/test_keys.py", index)
+    assert isinstance(plan, list), plan
+    edited = source
+    for edit in plan:
+        edited = edited.replace(edit.old, edit.new)
+    assert "from cachetools.keys import typed_key" in edited and "typed_key(1)" in edited
+
+
+def test_a_keyword_contained_in_the_old_one_beats_a_closer_spelling() -> None:
+    from coder.builtin.repairs_kwargs import plan_kwarg
+
+    module = "def colored(text, color=None, on_color=None, no_color=None, force=None):\n    pass\n"
+    source = (
+        "from termcolor import colored\n\n\ndef test_forced():\n"
+        "    assert colored('x', 'red', 'on_blue', force_color=True)\n"
+    )
+    failure = {
+        "nodeid": "tests/test_t.py::test_forced",
+        "outcome": "failed",
+        "file": "tests/test_t.py",
+        "line": 4,
+        "crash_line": 5,
+        "exc_type": "TypeError",
+        "message": "colored() got an unexpected keyword argument 'force_color'",
+    }
+    plan = plan_kwarg(
+        failure, source, "tests/test_t.py", {"colored": [("termcolor/__init__.py", module)]}
+    )
+    assert isinstance(plan, list), plan
+    assert [edit.new.strip() for edit in plan] == [
+        "assert colored('x', 'red', 'on_blue', force=True)"
+    ]

@@ -42,6 +42,10 @@ def resolve(index: ModuleIndex, old_module: str, name: str, taken: set[str]) -> 
     return _renamed(index, old_module, name, taken)
 
 
+CLEAR_MARGIN = 0.15
+"""How much closer the best of several candidate names must be to be taken."""
+
+
 def _renamed(index: ModuleIndex, old_module: str, name: str, taken: set[str]) -> Found | str:
     candidates = [
         (module, other)
@@ -56,10 +60,27 @@ def _renamed(index: ModuleIndex, old_module: str, name: str, taken: set[str]) ->
         if len(picked) == 1:
             module, other = picked[0]
             return Found(module, other, f"renamed to {other} ({rule}, the only one in {module})")
+        clear = _clear_winner(name, picked)
+        if clear is not None:
+            module, other = clear
+            return Found(module, other, f"renamed to {other} (far closer than the others)")
         if picked:
             shown = ", ".join(f"{m}.{n}" for m, n in picked)
             return f"`{name}` is gone and {len(picked)} names could replace it ({shown})"
     return f"`{name}` is no longer defined anywhere in the repository, nor renamed plausibly"
+
+
+def _clear_winner(name: str, picked: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The candidate whose name is much closer than every other's, if there is one."""
+    if len(picked) < 2:
+        return None
+    ranked = sorted(picked, key=lambda c: _ratio(name, c[1]), reverse=True)
+    best, second = _ratio(name, ranked[0][1]), _ratio(name, ranked[1][1])
+    return ranked[0] if best - second >= CLEAR_MARGIN else None
+
+
+def _ratio(old: str, new: str) -> float:
+    return SequenceMatcher(None, old.lower(), new.lower()).ratio()
 
 
 def close(old: str, new: str) -> bool:

@@ -4,8 +4,8 @@
     build_request(url, timeout=2.5)  ->  build_request(url, timeout_s=2.5)
 
 The new name is the one parameter of the current signature, not already passed in the
-call, that is clearly the closest to the old name (difflib ratio >= 0.6), or else the
-only one containing it (or contained in it).
+call, that is the only one containing the old name (or contained in it), or else
+clearly the closest to it (difflib ratio >= 0.6).
 """
 
 from __future__ import annotations
@@ -73,12 +73,16 @@ def _rename_keyword(
 
 def _choose(params: list[str], passed: set[str], old: str) -> str | None:
     free = [p for p in params if p not in passed]
+    # One parameter whose name holds the old one, or is held by it (force_color -> force),
+    # is stronger evidence than spelling distance (which would say no_color).
+    containing = [p for p in free if len(p) >= 3 and (old in p or p in old)]
+    if len(containing) == 1:
+        return containing[0]
     scored = sorted(((SequenceMatcher(None, old, p).ratio(), p) for p in free), reverse=True)
     close = [(score, p) for score, p in scored if score >= CLOSE_RATIO]
     if close and (len(close) == 1 or close[0][0] - close[1][0] >= _CLEAR_LEAD):
         return close[0][1]
-    containing = [p for p in free if old in p or p in old]
-    return containing[0] if not close and len(containing) == 1 else None
+    return None
 
 
 def _passed(call: ast.Call, params: list[str]) -> set[str]:

@@ -527,3 +527,31 @@ def test_usage_errors_exit_2_with_one_line(
     assert len(lines) == 1, captured.err
     assert fragment in lines[0] and "Traceback" not in captured.err
     assert captured.out == "" and not (repo / ".coder").exists()
+
+
+def test_a_group_fixed_by_an_earlier_repair_counts_as_repaired(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(
+        tmp_path,
+        {
+            "tests/__init__.py": "",
+            "tests/expected.py": "GREETING = 'hello'\n",
+            "tests/test_a.py": "from tests.expected import GREETING\n\n\n"
+            "def test_a():\n    assert 'hi' == GREETING\n",
+            "tests/test_b.py": "from tests.expected import GREETING\n\n\n"
+            "def test_b():\n    assert GREETING == 'hi'\n",
+        },
+    )
+    fix_shared = [
+        _edit("tests/expected.py", "'hello'", "'hi'"),
+        _call("finish", summary="the greeting is 'hi' now"),
+    ]
+    script = _script(tmp_path, {"groups": {"tests/test_a.py": fix_shared, "tests/test_b.py": []}})
+    code, report = _fix_json(repo, script, capsys)
+    assert code == 0 and report["status"] == "fixed"
+    assert _by_status(report) == {
+        "tests/test_a.py::test_a": "repaired",
+        "tests/test_b.py::test_b": "repaired",
+    }
+    assert report["changed_files"] == ["tests/expected.py"]

@@ -13,14 +13,14 @@ from coder.config import Settings
 from coder.models import Model
 from coder.report import FixReport, TestCounts, TestResult
 from coder.sandboxes import open_sandbox
-from coder.workflows.fix_baseline import Baseline, take_baseline
+from coder.workflows.fix_baseline import Baseline, Group, take_baseline
 from coder.workflows.fix_deliver import deliver
 from coder.workflows.fix_final import final_check, sync
 from coder.workflows.fix_group import GroupOutcome, repair_group
 from coder.workflows.fix_options import FixOptions
 from coder.workflows.session import RunHooks, Session, fix_model
 from sandbox import Sandbox
-from tools.testrun import TestRun, summary_line
+from tools.testrun import TestRun, run_pytest, summary_line
 
 
 def fix_repo(
@@ -83,7 +83,9 @@ def _repair_all(
     def one(index: int, shared: Sandbox | None) -> GroupOutcome:
         group = baseline.groups[index]
         hooks.info(f"repairing {group.file}: {len(group.failures)} failing")
-        outcome = repair_group(session, group, baseline, hooks, options.allow_src, shared)
+        outcome = _already_repaired(session, shared, group, done) or repair_group(
+            session, group, baseline, hooks, options.allow_src, shared
+        )
         verdict = "verified" if outcome.repaired else f"unfixed: {outcome.reason.splitlines()[0]}"
         hooks.info(f"{group.file}: {verdict}")
         if shared is not None:
@@ -97,6 +99,20 @@ def _repair_all(
         return [one(index, main) for index in indexes]
     with ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="coder-fix") as pool:
         return list(pool.map(lambda index: one(index, None), indexes))
+
+
+def _already_repaired(
+    session: Session, shared: Sandbox | None, group: Group, done: list[GroupOutcome]
+) -> GroupOutcome | None:
+    """A group whose failures an earlier repair (say of a shared helper) already fixed."""
+    earlier = [o for o in done if o.repaired and o.changes]
+    if shared is None or not earlier:
+        return None
+    run = run_pytest(shared, [group.file], timeout=session.settings.test_timeout)
+    if run.failures or run.timed_out or not run.report_found:
+        return None
+    files = ", ".join(sorted({path for o in earlier for path in o.changes}))
+    return GroupOutcome(group, True, summary=f"passes with the repair of {files}")
 
 
 def _record_tests(

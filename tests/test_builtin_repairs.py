@@ -452,3 +452,39 @@ def test_a_keyword_contained_in_the_old_one_beats_a_closer_spelling() -> None:
     assert [edit.new.strip() for edit in plan] == [
         "assert colored('x', 'red', 'on_blue', force=True)"
     ]
+
+
+def test_a_moved_attribute_gets_an_import_of_its_new_module() -> None:
+    from coder.builtin.modules import ModuleIndex
+    from coder.builtin.repairs_names import plan_import
+
+    index = ModuleIndex(
+        {
+            "cachetools": "",
+            "cachetools.keys": "def hashkey(*a):\n    return a\n",
+            "cachetools.methodkeys": "def typedmethodkey(self, *a):\n    return a\n",
+        }
+    )
+    source = (
+        "from cachetools import keys\n\n\n"
+        "def test_typed():\n    assert keys.typedmethodkey(None, 1) == (1,)\n\n\n"
+        "def test_plain():\n    assert keys.hashkey(1) == (1,)\n"
+    )
+    failure = {
+        "nodeid": "tests/test_m.py::test_typed",
+        "outcome": "failed",
+        "file": "tests/test_m.py",
+        "line": 4,
+        "crash_line": 5,
+        "exc_type": "AttributeError",
+        "message": "module 'cachetools.keys' has no attribute 'typedmethodkey'",
+    }
+    plan = plan_import(failure, source, "tests/test_m.py", index)
+    assert isinstance(plan, list), plan
+    edited = source
+    for edit in plan:
+        assert edited.count(edit.old) == 1
+        edited = edited.replace(edit.old, edit.new)
+    assert edited.startswith("from cachetools import keys\nfrom cachetools import methodkeys\n")
+    assert "assert methodkeys.typedmethodkey(None, 1) == (1,)" in edited
+    assert "assert keys.hashkey(1) == (1,)" in edited

@@ -29,40 +29,53 @@ def plan_attribute(
     where = f"{path}:{uses[0].lineno}"
     if isinstance(found, str):
         return refuse(where, found)
-    reference = found.module if found.module == module else _reference(bindings, found.module)
-    if reference is None:
-        return refuse(where, f"the test file has no way to refer to {found.module}")
-    replacements = [_replace_use(source, path, node, module, found) for node in uses]
-    if reference == found.module and found.module != module and not _imports(tree, found.module):
-        reason = f"{where} import {found.module} ({found.how})"
-        replacements.append(import_line(source, tree, f"import {found.module}", reason))
+    spelling, statement = module, None
+    if found.module != module:
+        reference = _reference(bindings, found.module, taken_names(tree))
+        if reference is None:
+            return refuse(where, f"the test file has no way to refer to {found.module}")
+        spelling, statement = reference
+    replacements = [_replace_use(source, path, node, module, found, spelling) for node in uses]
+    if statement is not None and not _imports(tree, statement):
+        reason = f"{where} {statement} ({found.how})"
+        replacements.append(import_line(source, tree, statement, reason))
     return make_edits(path, source, replacements)
 
 
 def _replace_use(
-    source: SourceText, path: str, node: ast.Attribute, module: str, found: Found
+    source: SourceText, path: str, node: ast.Attribute, module: str, found: Found, spelling: str
 ) -> Replacement:
     reason = f"{path}:{node.lineno} {module}.{node.attr} -> {found.module}.{found.name}"
     reason += f" ({found.how})"
     start, end = source.span(node)
     if found.module == module:
         return Replacement(end - len(node.attr), end, found.name, reason)
-    return Replacement(start, end, f"{found.module}.{found.name}", reason)
+    return Replacement(start, end, f"{spelling}.{found.name}", reason)
 
 
-def _reference(bindings: dict[str, str], module: str) -> str | None:
-    """How the test can spell `module`: an existing alias, or the dotted name when its
-    top-level package is imported plainly (an `import module` line is then added)."""
+def _reference(
+    bindings: dict[str, str], module: str, taken: set[str]
+) -> tuple[str, str | None] | None:
+    """How the test can spell `module`, and the import line that makes it so (if any):
+    an existing alias; the dotted name when its top-level package is imported plainly;
+    or, as the test imports sibling modules, `from parent import leaf`."""
     aliases = sorted(alias for alias, target in bindings.items() if target == module)
     if aliases:
-        return aliases[0]
+        return aliases[0], None
     root = module.split(".")[0]
-    return module if bindings.get(root) == root else None
+    if bindings.get(root) == root:
+        return module, f"import {module}"
+    parent, _, leaf = module.rpartition(".")
+    siblings = any(t.rpartition(".")[0] == parent for t in bindings.values())
+    if parent and siblings and leaf not in taken and leaf not in bindings:
+        return leaf, f"from {parent} import {leaf}"
+    return None
 
 
-def _imports(tree: ast.Module, module: str) -> bool:
+def _imports(tree: ast.Module, statement: str) -> bool:
+    """Whether the test already has this exact import statement."""
     return any(
-        isinstance(node, ast.Import) and any(a.name == module and not a.asname for a in node.names)
+        isinstance(node, ast.Import | ast.ImportFrom) and ast.unparse(node) == statement
         for node in ast.walk(tree)
     )
 

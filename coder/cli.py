@@ -18,7 +18,7 @@ from coder.cli_fix import existing_repo, register
 from coder.cli_gen import register as register_gen
 from coder.cli_sandbox import sandbox_app
 from coder.config import ConfigError, load_settings
-from coder.console import fail, terminal_approver, warn
+from coder.console import fail, warn
 from coder.models import ModelError, ModelSpecError
 from coder.runs import RunNotFound, find_run
 from coder.undo import UndoError
@@ -65,7 +65,8 @@ def run(
     from coder.commands import run_command
 
     repo = _existing_repo(repo)
-    flags = opt.settings_flags(
+    settings, approve = opt.settings_and_approver(
+        repo,
         model=model,
         base_url=base_url,
         tool_protocol=tool_protocol,
@@ -77,8 +78,6 @@ def run(
         max_turns=max_turns,
         confirm=confirm,
     )
-    settings = load_settings(repo, flags)
-    approve = terminal_approver() if settings.confirm else None
     code = run_command(
         settings,
         repo,

@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from coder import cli_options as opt
-from coder.config import ConfigError, load_settings
-from coder.console import terminal_approver
+from coder.config import ConfigError
 
 RepoArgument = Annotated[
     Path, typer.Argument(help="Repository to repair (default: the current folder).")
@@ -58,9 +57,9 @@ def fix(
     from coder.workflows.fix_options import FixOptions
 
     repo = existing_repo(repo)
-    if dry_run and branch:
-        raise ConfigError("--dry-run and --branch cannot be used together; pick one")
-    flags = opt.settings_flags(
+    opt.check_delivery(dry_run, branch)
+    settings, approve = opt.settings_and_approver(
+        repo,
         model=model,
         base_url=base_url,
         tool_protocol=tool_protocol,
@@ -71,7 +70,6 @@ def fix(
         max_turns=max_turns,
         confirm=confirm,
     )
-    settings = load_settings(repo, flags)
     options = FixOptions(
         tests=tests or None,
         allow_src=allow_src,
@@ -80,7 +78,6 @@ def fix(
         jobs=jobs,
         junit=junit,
     )
-    approve = terminal_approver() if settings.confirm else None
     raise typer.Exit(
         fix_command(
             settings, repo, options, json_output=json_output, verbose=verbose, approve=approve

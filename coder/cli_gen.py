@@ -9,8 +9,7 @@ import typer
 
 from coder import cli_options as opt
 from coder.cli_fix import existing_repo
-from coder.config import ConfigError, load_settings
-from coder.console import terminal_approver
+from coder.config import ConfigError
 
 RepoArgument = Annotated[
     Path, typer.Argument(help="Repository to write tests for (default: the current folder).")
@@ -66,9 +65,9 @@ def gen(
     from coder.workflows.gen_options import GenOptions
 
     repo = existing_repo(repo)
-    if dry_run and branch:
-        raise ConfigError("--dry-run and --branch cannot be used together; pick one")
-    flags = opt.settings_flags(
+    opt.check_delivery(dry_run, branch)
+    settings, approve = opt.settings_and_approver(
+        repo,
         model=model,
         base_url=base_url,
         tool_protocol=tool_protocol,
@@ -79,7 +78,6 @@ def gen(
         max_turns=max_turns,
         confirm=confirm,
     )
-    settings = load_settings(repo, flags)
     options = GenOptions(
         targets=[repo_path(repo, t) for t in target] if target else None,
         coverage_goal=coverage_goal,
@@ -89,7 +87,6 @@ def gen(
         branch=branch,
         max_targets=max_targets,
     )
-    approve = terminal_approver() if settings.confirm else None
     raise typer.Exit(
         gen_command(
             settings, repo, options, json_output=json_output, verbose=verbose, approve=approve

@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from coder.config import Settings
+from tools.base import Approver
+
 Repo = Annotated[
     Path, typer.Option("--repo", help="Repository to work on (default: the current folder).")
 ]
@@ -63,3 +66,19 @@ Verbose = Annotated[bool, typer.Option("-v", "--verbose", help="Show more detail
 def settings_flags(**flags: object) -> dict[str, object]:
     """CLI values for load_settings: unset flags (None / False) leave lower sources alone."""
     return {key: value for key, value in flags.items() if value is not None and value is not False}
+
+
+def settings_and_approver(repo: Path, **flags: object) -> tuple[Settings, Approver | None]:
+    """The settings for a command given its flags, and who approves writes and commands."""
+    from coder.config import load_settings
+    from coder.console import terminal_approver
+
+    settings = load_settings(repo, settings_flags(**flags))
+    return settings, terminal_approver() if settings.confirm else None
+
+
+def check_delivery(dry_run: bool, branch: str | None) -> None:
+    if dry_run and branch:
+        from coder.config import ConfigError
+
+        raise ConfigError("--dry-run and --branch cannot be used together; pick one")

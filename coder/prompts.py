@@ -58,13 +58,18 @@ Write pytest tests for the module {module} ({path}), whose code these tests do n
 Write them in {test_file} ({file_note}). Follow the project's conventions: read its \
 existing tests, conftest.py fixtures and import style first. Write one test per \
 behaviour, with a descriptive name, and assert the results that matter (use \
-pytest.approx for floats and pytest.raises for exceptions). Do not test randomness, the \
-clock or the network with exact values. Edit test files only; never change the source.
+pytest.approx for floats and pytest.raises for exceptions). Never reach the network. \
+Edit test files only; never change the source.
 
 A test is kept only if it is collected, passes {reruns} runs in fresh processes, asserts \
 something about the code's behaviour, and runs lines or branches no other test runs. \
 `run_tests` with no arguments runs {test_file}.
 
+Do not test randomness or the clock with exact values unless the test pins them first \
+(monkeypatch the clock function, random.seed).
+
 If the code looks wrong (its result contradicts its name, docstring or obvious intent), \
-keep the test that shows it and add a line `POSSIBLE BUG: <test name>: <why>` to your \
-finish summary."""
+write the test of what it should do, mark it \
+`@pytest.mark.xfail(strict=True, reason="possible bug: <why>")`, and add a line \
+`POSSIBLE BUG: <test name>: <why>` to your finish summary. Such a test is kept if it \
+fails on its assert in every run; it turns red once the bug is fixed."""

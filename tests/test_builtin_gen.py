@@ -9,6 +9,7 @@ right kind of assert) and must pass in a fresh pytest process three times in a r
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -150,10 +151,10 @@ def clock(tmp_path_factory: pytest.TempPathFactory) -> Generated:
     return _generate(tmp_path_factory.mktemp("clock"), files, "clock")
 
 
-def _test(text: str, name: str) -> str:
+def _test(text: str, name: str, fixtures: str = "") -> str:
     """The source of the test function `name` in `text`."""
-    start = text.index(f"def {name}():")
-    end = text.find("\n\n\ndef ", start)
+    start = text.index(f"def {name}({fixtures}):")
+    end = text.find("\n\n\n", start)
     return text[start : end if end != -1 else len(text)].strip()
 
 
@@ -164,10 +165,10 @@ def test_a_new_file_says_where_its_tests_came_from(calc: Generated) -> None:
     assert calc.status == "finished"
     assert calc.text.startswith(
         '"""Characterisation tests for calc, written by coder\'s builtin generator."""\n\n'
-        "import pytest\n\nfrom calc import Counter, check_age, clamp, mean, scale\n"
+        "import pytest\n\nfrom calc import Counter, check_age, clamp, double, mean, scale\n"
     )
     assert calc.summary.startswith(
-        "builtin generator: wrote 8 tests for calc in tests/test_calc.py"
+        "builtin generator: wrote 9 tests for calc in tests/test_calc.py"
     )
 
 
@@ -205,27 +206,98 @@ def test_a_method_that_changes_state_is_checked_through_the_state(calc: Generate
     assert "counter.add(-1)" in _test(calc.text, "test_counter_add_raises_for_negative_amount")
 
 
-def test_a_doctest_the_code_contradicts_is_reported_not_pinned(calc: Generated) -> None:
-    assert "double(" not in calc.text
+def test_a_doctest_the_code_contradicts_is_reported_and_kept_as_a_strict_xfail(
+    calc: Generated,
+) -> None:
+    # The documented behaviour is asserted, never the wrong result.
+    assert _test(calc.text, "test_double_as_its_doctest_says") == (
+        "def test_double_as_its_doctest_says():\n    assert double(2) == 4"
+    )
+    assert (
+        '@pytest.mark.xfail(strict=True, reason="possible bug: doctest says double(2) == 4 '
+        'but it returns 5")\ndef test_double_as_its_doctest_says' in calc.text
+    )
+    assert calc.text.count("double(") == 2  # the reason, and the assert
     assert calc.summary.endswith(
         "POSSIBLE BUG: calc.double: doctest says double(2) == 4 but it returns 5"
     )
 
 
-def test_time_and_randomness_get_no_assert_on_their_values(clock: Generated) -> None:
-    for name in ("stamp()", "label()", "_token()", "pid_tag()"):
-        assert name not in clock.text.replace(TEST_CLOCK.split("def ")[1], "")
+def test_the_clock_is_frozen_and_random_seeded_before_their_values_are_asserted(
+    clock: Generated,
+) -> None:
+    assert _test(clock.text, "test_stamp_at_a_fixed_time", "monkeypatch") == (
+        "def test_stamp_at_a_fixed_time(monkeypatch):\n"
+        '    monkeypatch.setattr("time.time", lambda: 1_700_000_000.0)\n'
+        "    assert stamp() == 1700000000.0"
+    )
+    # label() reaches random only through the module's private _token().
+    label = _test(clock.text, "test_label_with_a_fixed_seed")
+    assert label.startswith("def test_label_with_a_fixed_seed():\n    random.seed(1234)\n")
     assert _test(clock.text, "test_roll_raises_for_zero_sides") == (
         "def test_roll_raises_for_zero_sides():\n"
+        "    random.seed(1234)\n"
         "    with pytest.raises(ValueError):\n"
         "        roll(sides=0)"
     )
-    assert "- stamp: skipped (reads the clock or a random source" in clock.summary
+    assert "_token()" not in clock.text and "pid_tag()" not in clock.text
     assert "- pid_tag: skipped (no deterministic result worth asserting)" in clock.summary
 
 
+STOPWATCH = """\
+from random import choice
+from time import monotonic as now
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.started = now()
+
+    def elapsed(self) -> float:
+        return now() - self.started
+
+
+def pick(names: list[str]) -> str:
+    return choice(names)
+"""
+
+
+def test_a_clock_imported_by_name_is_frozen_where_the_module_holds_it(tmp_path: Path) -> None:
+    generated = _generate(tmp_path, {"stopwatch.py": STOPWATCH}, "stopwatch")
+    assert _test(generated.text, "test_stopwatch_elapsed_at_a_fixed_time", "monkeypatch") == (
+        "def test_stopwatch_elapsed_at_a_fixed_time(monkeypatch):\n"
+        '    monkeypatch.setattr("stopwatch.now", lambda: 1_700_000_000.0)\n'
+        "    stopwatch = Stopwatch()\n"
+        "    assert stopwatch.elapsed() == pytest.approx(0.0)"
+    )
+    assert "    random.seed(1234)\n    assert pick([" in generated.text
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=generated.repo,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout
+
+
+def test_a_source_no_test_can_pin_leaves_only_the_errors_asserted() -> None:
+    source = (
+        "import datetime\nimport uuid\n\n\n"
+        "def today_label(prefix: str) -> str:\n"
+        "    if not prefix:\n        raise ValueError('prefix')\n"
+        "    return f'{prefix}-{datetime.date.today()}'\n\n\n"
+        "def new_id() -> str:\n    return str(uuid.uuid4())\n\n\n"
+        "def parse_day(text: str) -> datetime.date:\n"
+        "    return datetime.date.fromisoformat(text)\n"
+    )
+    targets = {t.name: t for t in find_targets(source, [], "labels")}
+    assert targets["today_label"].volatile and targets["today_label"].freeze is None
+    assert targets["new_id"].volatile
+    assert not targets["parse_day"].volatile  # datetime without now() or today()
+
+
 def test_tests_join_an_existing_file_in_its_import_style(clock: Generated) -> None:
-    assert clock.text.startswith("import pytest\n\nfrom clock import roll, stamp\n")
+    assert clock.text.startswith("import random\n\nimport pytest\n\nfrom clock import label, roll, stamp\n")
     assert _test(clock.text, "test_stamp_is_a_float") in TEST_CLOCK
 
 
@@ -248,7 +320,7 @@ def test_generated_tests_pass_three_times_in_fresh_processes(
             timeout=120,
         )
         assert done.returncode == 0, done.stdout + done.stderr
-        assert " passed" in done.stdout and "failed" not in done.stdout
+        assert " passed" in done.stdout and not re.search(r"\d+ (failed|error)", done.stdout)
 
 
 # --- 2. the pieces, without a sandbox ---------------------------------------------------

@@ -78,6 +78,8 @@ class TestRun(BaseModel):
     """Failed tests and errors (including collection errors), in run order."""
     outcomes: dict[str, str] = Field(default_factory=dict)
     """Every test's outcome by node id."""
+    expected_failures: list[TestOutcome] = Field(default_factory=list)
+    """The xfailed tests, with how each failed."""
     exit_code: int | None = None
     timed_out: bool = False
     timeout: float | None = None
@@ -197,6 +199,7 @@ def _from_report(report: dict[str, Any]) -> TestRun:
         xpassed=totals.get("xpassed", 0),
         failures=[test for test in tests if test.outcome in _FAILED],
         outcomes={test.nodeid: test.outcome for test in tests},
+        expected_failures=[test for test in tests if test.outcome == "xfailed"],
         duration=float(report.get("duration", 0.0)),
         report_found=True,
     )

@@ -17,9 +17,9 @@ from typing import Any
 
 from coder.builtin.engine import Observation, Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
-from coder.builtin.gen_probe import parse_probe_output, probe_command
-from coder.builtin.gen_render import Rendered, render_test
-from coder.builtin.gen_select import choose, possible_bugs
+from coder.builtin.gen_probe import Result, parse_probe_output, probe_command
+from coder.builtin.gen_render import Rendered, render_bug_test, render_test
+from coder.builtin.gen_select import apart_from, choose, possible_bugs
 from coder.builtin.gen_targets import Target, add_site_calls, find_targets
 from coder.builtin.gen_testfile import import_style, merged, test_names
 from tools.testrun import TestRun
@@ -87,7 +87,7 @@ class GenPolicy:
         if goal.path not in texts:
             return f"builtin generator: cannot read {goal.path}; nothing was written"
         try:
-            targets = find_targets(texts[goal.path], goal.functions)
+            targets = find_targets(texts[goal.path], goal.functions, goal.module)
         except SyntaxError as error:
             return f"builtin generator: {goal.path} does not parse ({error}); nothing was written"
         yield from _add_call_sites(targets)
@@ -132,11 +132,12 @@ class GenPolicy:
         if problem:
             self.outcome.skipped[target.name] = f"the probe failed: {problem}"
             return []
-        bugs = possible_bugs(target, results, goal.module)
+        bugs = possible_bugs(target, results, goal.module, doctests=target.freeze is None)
+        marked: list[Rendered | None] = []
         if bugs:
-            self.outcome.bugs += bugs
-            self.outcome.skipped[target.name] = "looks like a bug (see below); not pinned by a test"
-            return []
+            self.outcome.bugs += [line for _, line in bugs]
+            results = apart_from(results, [result for result, _ in bugs])
+            marked = [_bug_test(target, result, line, prefix, taken) for result, line in bugs]
         if target.volatile:
             results = [result for result in results if result.kind == "raise"]
         chosen = choose(
@@ -149,12 +150,9 @@ class GenPolicy:
         )
         rendered = [render_test(target, result, prefix, taken) for result in chosen]
         kept = [test for test in rendered if test is not None]
+        kept += [test for test in marked if test is not None]
         if not kept:
-            self.outcome.skipped[target.name] = (
-                "reads the clock or a random source; its results cannot be pinned"
-                if target.volatile
-                else "no deterministic result worth asserting"
-            )
+            self.outcome.skipped[target.name] = _nothing_kept(target, bool(bugs))
         return kept
 
     def _write_and_check(
@@ -197,6 +195,22 @@ class GenPolicy:
             return False
         self.written = bool(tests)
         return True
+
+
+def _bug_test(
+    target: Target, result: Result, line: str, prefix: str, taken: set[str]
+) -> Rendered | None:
+    """The doctest's claim as an xfail(strict=True) test (none for other bugs)."""
+    why = line.split(": ", 2)[-1]  # POSSIBLE BUG: module.name: <why>
+    return render_bug_test(target, result, prefix, taken, why)
+
+
+def _nothing_kept(target: Target, suspect: bool) -> str:
+    if suspect:
+        return "looks like a bug (see below); not pinned by a test"
+    if target.volatile:
+        return "reads the clock or a random source no test can pin; its results are not asserted"
+    return "no deterministic result worth asserting"
 
 
 def _new(call: str, existing: str) -> bool:

@@ -72,6 +72,7 @@ def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
         "bind": target.var if target.init else None,
         "observe": target.observers if target.var else [],
         "span": list(target.span),
+        "freeze": target.freeze.spec() if target.freeze else None,
     }
 
 

@@ -51,7 +51,7 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
     signal.setitimer(signal.ITIMER_REAL, spec["timeout"])
     tracer = _LineTracer(str(module.__file__)) if spec.get("measure") else None
     try:
-        with _quiet():
+        with _quiet(), _frozen(call.get("freeze")):
             for statement in call["setup"]:
                 exec(statement, namespace)
             record["before"] = _observe(namespace, call["observe"], module)
@@ -166,6 +166,42 @@ def _lines(tracer: _LineTracer, span: list[int] | None) -> list[int]:
     if span:
         return sorted(line for line in tracer.lines if span[0] <= line <= span[1])
     return sorted(tracer.lines)
+
+
+@contextlib.contextmanager
+def _frozen(freeze: dict[str, Any] | None) -> Iterator[None]:
+    """What the test will do first: clocks patched to constants, `random` seeded."""
+    undo = []
+    try:
+        for where, value in (freeze or {}).get("clocks", []):
+            owner_name, _, attr = where.rpartition(".")
+            owner = _resolve(owner_name)
+            undo.append((owner, attr, getattr(owner, attr)))
+            frozen = eval(value)
+            setattr(owner, attr, lambda frozen=frozen: frozen)
+        if (freeze or {}).get("seed") is not None:
+            import random
+
+            random.seed(freeze["seed"])  # type: ignore[index]
+        yield
+    finally:
+        for owner, attr, old in reversed(undo):
+            setattr(owner, attr, old)
+
+
+def _resolve(dotted: str) -> Any:
+    """The object a dotted name means: the longest importable module prefix, then
+    attributes (as monkeypatch.setattr does with a string target)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            found = getattr(found, name)
+        return found
+    raise ImportError(dotted)
 
 
 @contextlib.contextmanager

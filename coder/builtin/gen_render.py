@@ -9,8 +9,14 @@
         cart.remove("abc")
         assert cart.count() == 0
 
-One test per behaviour, named for what it checks; `pytest.approx` for floats,
-`pytest.raises` for exceptions, `is` for True, False and None.
+    def test_jittered_with_delay_2_0():
+        random.seed(1234)
+        assert jittered(2.0) == pytest.approx(1.9743456545)
+
+One test per behaviour, named for what it checks; `pytest.approx` for floats (but `==`
+for large whole ones, so a timestamp is not compared loosely), `pytest.raises` for exceptions, `is`
+for True, False and None. A function that reads the clock or `random` gets its Freeze
+lines first.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from coder.builtin.gen_calls import Call
 from coder.builtin.gen_probe import Result
 from coder.builtin.gen_targets import Target
 from coder.builtin.gen_values import double_quoted
+from coder.builtin.literals import is_parsed, parse_literal
 
 MAX_OBSERVED = 3
 MAX_NAME = 72
@@ -37,6 +44,8 @@ class Rendered:
     names: set[str] = field(default_factory=set)
     """Names imported from the module under test."""
     uses_pytest: bool = False
+    modules: set[str] = field(default_factory=set)
+    """Other modules the test uses by name (`random`, for `random.seed`)."""
 
 
 def render_test(target: Target, result: Result, prefix: str, taken: set[str]) -> Rendered | None:
@@ -46,13 +55,67 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
         return None
     name = _unique(_name(target, result), taken)
     taken.add(name)
-    source = f"def {name}():\n" + "".join(f"{_INDENT}{line}\n" for line in body)
+    freeze = target.freeze
+    fixtures = "monkeypatch" if freeze and freeze.clocks else ""
+    body = [*(freeze.lines() if freeze else []), *body]
+    source = f"def {name}({fixtures}):\n" + "".join(f"{_INDENT}{line}\n" for line in body)
     names = {_root(c) for c in (*result.probe.setup, result.probe.call) if c.qualified}
     if result.kind == "raise" and result.expect_from:
         names.add(result.expect)
     if result.eval_ok and result.kind == "return":
         names.add(result.type)
-    return Rendered(name, source, names, "pytest." in source)
+    modules = {"random"} if freeze and freeze.seed else set()
+    return Rendered(name, source, names, "pytest." in source, modules)
+
+
+def render_bug_test(
+    target: Target, result: Result, prefix: str, taken: set[str], why: str
+) -> Rendered | None:
+    """A test of what the doctest says `result`'s call should do, marked as an expected
+    failure so the suite stays green and turns red once the bug is fixed:
+
+        @pytest.mark.xfail(strict=True, reason="possible bug: doctest says ...")
+        def test_average_as_its_doctest_says():
+            assert average([1, 2, 3, 4]) == pytest.approx(2.5)
+    """
+    expected, call = result.probe.call.expected, result.probe.call.source(prefix)
+    if expected is None or target.var:
+        return None
+    if expected.startswith("raise "):
+        error = expected.removeprefix("raise ").split(":")[0].strip()
+        if not error.isidentifier():
+            return None
+        body = [f"with pytest.raises({error}):", f"{_INDENT}{call}"]
+    else:
+        shown = _literal_check(expected)
+        if shown is None:
+            return None
+        body = _assert(call, shown)
+    name = _unique(_join(f"test_{_snake(target.name)}", "as_its_doctest_says"), taken)
+    taken.add(name)
+    source = _xfail_mark(f"possible bug: {why}") + f"def {name}():\n"
+    source += "".join(f"{_INDENT}{line}\n" for line in body)
+    return Rendered(name, source, {_root(result.probe.call)}, True)
+
+
+def _literal_check(text: str) -> str | None:
+    """`== 2.5`-style check of a doctest's expected output, when it is a literal."""
+    if text in ("True", "False", "None"):
+        return f"is {text}"
+    value = parse_literal(text)
+    if not is_parsed(value):
+        return None
+    if isinstance(value, float) and not _whole(text):
+        return f"== pytest.approx({text})"
+    return f"== {double_quoted(text)}"
+
+
+def _xfail_mark(reason: str) -> str:
+    quoted = '"' + reason.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    line = f"@pytest.mark.xfail(strict=True, reason={quoted})\n"
+    if len(line) <= 101:
+        return line
+    return f"@pytest.mark.xfail(\n{_INDENT}strict=True,\n{_INDENT}reason={quoted},\n)\n"
 
 
 def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
@@ -84,13 +147,20 @@ def _expected(result: Result, prefix: str) -> str | None:
     text = double_quoted(result.repr)
     if text in ("True", "False", "None"):
         return f"is {text}"
-    if result.is_float and result.literal_ok:
+    if result.is_float and result.literal_ok and not _whole(text):
         return f"== pytest.approx({text})"
     if result.literal_ok:
         return f"== {text}"
     if result.eval_ok and text.startswith(f"{result.type}("):
         return f"== {prefix}{text}"
     return None
+
+
+def _whole(text: str) -> bool:
+    """A large whole float like a timestamp ("1700000060.0"): compared exactly, since
+    approx's relative 1e-6 would let it be off by whole seconds."""
+    digits = text.lstrip("-").removesuffix(".0")
+    return text.endswith(".0") and digits.isdigit() and len(digits) >= 7
 
 
 def _assert(call: str, expected: str) -> list[str]:
@@ -130,7 +200,14 @@ def _name(target: Target, result: Result) -> str:
         return _join(base, "raises", what, situation)
     if result.repr in ("True", "False") and not target.var:
         return _join(base, result.repr.lower(), f"for_{label}" if label else "")
-    return _join(base, situation, f"with_{label}" if label else "")
+    return _join(base, situation, f"with_{label}" if label else _pinned(target))
+
+
+def _pinned(target: Target) -> str:
+    """For a call with no arguments: what its test pins, so the name says something."""
+    if target.freeze is None:
+        return ""
+    return "at_a_fixed_time" if target.freeze.clocks else "with_a_fixed_seed"
 
 
 def _join(*parts: str) -> str:

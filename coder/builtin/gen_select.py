@@ -4,8 +4,8 @@ Results are minimised to the few that reach new lines of the target (the ones st
 uncovered when the workflow says which), greedily, in probe order so doctest examples and
 the typical call win ties. Without line data one result per distinct behaviour is kept. A
 doctest example whose real result differs, or an ordinary call that crashes with an error
-no author means to raise, is reported as a possible bug and the target gets no tests:
-pinning suspect behaviour would hide it.
+no author means to raise, is reported as a possible bug, and the target's tests pin only
+the errors it raises on purpose: pinning suspect behaviour would hide it.
 """
 
 from __future__ import annotations
@@ -24,21 +24,38 @@ CRASHES = {"TypeError", "AttributeError", "ZeroDivisionError", "NameError", "Unb
 _ALWAYS_BUGS = {"NameError", "UnboundLocalError"}
 
 
-def possible_bugs(target: Target, results: list[Result], module: str) -> list[str]:
-    """`POSSIBLE BUG: ...` lines for the target, with the evidence."""
+def possible_bugs(
+    target: Target, results: list[Result], module: str, doctests: bool = True
+) -> list[tuple[Result, str]]:
+    """The results that look like bugs, each with its `POSSIBLE BUG: ...` line giving the
+    evidence. `doctests=False` leaves out doctest mismatches (a frozen clock cannot match
+    a doctest's output)."""
     where = f"{module}.{target.name}"
     found = []
     for result in results:
         call, shown = result.probe.call, _shown(result)
-        if call.expected is not None and not _matches(call.expected, result):
+        if doctests and call.expected is not None and not _matches(call.expected, result):
             said = call.expected.removeprefix("raise ")
             verb = "raises" if call.expected.startswith("raise ") else "=="
-            found.append(
-                f"POSSIBLE BUG: {where}: doctest says {call.source()} {verb} {said} but it {shown}"
-            )
+            line = f"POSSIBLE BUG: {where}: doctest says {call.source()} {verb} {said} but it {shown}"
+            found.append((result, line))
         elif _crash(result, typical=result.probe is _typical(target)):
-            found.append(f"POSSIBLE BUG: {where}: {call.source()} {shown} on an ordinary input")
+            line = f"POSSIBLE BUG: {where}: {call.source()} {shown} on an ordinary input"
+            found.append((result, line))
     return found
+
+
+def apart_from(results: list[Result], suspects: list[Result]) -> list[Result]:
+    """The results a test may still pin when `suspects` look like bugs: the errors the
+    function raises on purpose, other than any suspect's. Whatever it returns may be
+    wrong the same way, so no return value is pinned."""
+    kinds = {suspect.type for suspect in suspects}
+    return [
+        result
+        for result in results
+        if result.kind == "raise" and result.type not in kinds | CRASHES | _ALWAYS_BUGS
+        if all(result.probe is not suspect.probe for suspect in suspects)
+    ]
 
 
 def choose(

@@ -4,8 +4,8 @@ A function gets its doctest calls, a typical call and variations. A method of a 
 whose constructor the generator can call gets an instance (`cart = Cart()`), once fresh
 and once filled by an adder (`cart.add("abc", 2.5)`), and observers (`cart.count()`,
 `len(cart)`) that show what a mutator changed. Functions that read the clock or a random
-source (directly or through the module's own helpers) are marked volatile: nothing they
-return can be asserted, only the errors they raise.
+source (directly or through the module's own helpers) get a Freeze when a test can pin
+those sources; otherwise they are volatile: only the errors they raise can be asserted.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from coder.builtin.gen_calls import (
     plan_calls,
     site_calls,
 )
-from coder.builtin.gen_module import module_constants, volatile_names
+from coder.builtin.gen_freeze import Freeze, freeze_for, volatile_sources
+from coder.builtin.gen_module import module_constants
 from coder.builtin.gen_values import describe
 
 MAX_TARGETS = 15
@@ -57,14 +58,17 @@ class Target:
     params: list[str] = field(default_factory=list)
     skip: str = ""
     volatile: bool = False
-    """It reads the clock or a random source: only the errors it raises can be pinned."""
+    """It reads a clock or random source no test can pin: only its errors can be asserted."""
+    freeze: Freeze | None = None
+    """How its tests pin the clocks and the random source it reads."""
 
 
-def find_targets(source: str, names: list[str]) -> list[Target]:
-    """A Target per name (all public functions and methods when `names` is empty)."""
+def find_targets(source: str, names: list[str], module: str = "") -> list[Target]:
+    """A Target per name (all public functions and methods when `names` is empty) of
+    the module `module` whose source is `source`."""
     tree = ast.parse(source)
     constants = module_constants(tree)
-    volatile = volatile_names(tree)
+    volatile = volatile_sources(tree, module)
     functions = {n.name: n for n in tree.body if isinstance(n, Function)}
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     wanted = names or _public(functions, classes)
@@ -75,8 +79,11 @@ def find_targets(source: str, names: list[str]) -> list[Target]:
             target = _method_target(name, classes.get(owner), method, constants)
         else:
             target = _function_target(name, functions.get(name), constants)
-        reaches = method in volatile or (owner in volatile and "__init__" in volatile)
-        target.volatile = reaches if owner else name in volatile
+        reaches = volatile.get(method if owner else name, frozenset())
+        if owner and owner in volatile:
+            reaches |= volatile.get("__init__", frozenset())
+        target.freeze = freeze_for(reaches)
+        target.volatile = bool(reaches) and target.freeze is None
         targets.append(target)
     return targets
 

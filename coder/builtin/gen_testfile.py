@@ -26,7 +26,8 @@ class ImportStyle:
     names: tuple[str, ...] = ()
     insert_after: int = 0
     """The line after which a new import goes (the last top-level import, or 0)."""
-    has_pytest: bool = False
+    imported: frozenset[str] = frozenset()
+    """Modules the file imports whole (`import pytest`, `import random`)."""
 
 
 def import_style(text: str, module: str) -> ImportStyle:
@@ -35,13 +36,13 @@ def import_style(text: str, module: str) -> ImportStyle:
         tree = ast.parse(text)
     except SyntaxError:
         return ImportStyle()
-    last, has_pytest, prefix = 0, False, ""
+    last, imported, prefix = 0, set(), ""
     found: tuple[tuple[int, int], tuple[str, ...]] | None = None
     for node in tree.body:
         if isinstance(node, ast.Import):
             last = node.end_lineno or node.lineno
             for alias in node.names:
-                has_pytest |= alias.name == "pytest"
+                imported.add(alias.asname or alias.name)
                 if alias.name == module:
                     prefix = f"{alias.asname or module}."
         elif isinstance(node, ast.ImportFrom):
@@ -53,17 +54,16 @@ def import_style(text: str, module: str) -> ImportStyle:
     if found is None and not prefix and tree.body and _is_docstring(tree.body[0]):
         last = last or tree.body[0].end_lineno or 1
     lines, names = found or (None, ())
-    return ImportStyle(prefix if not found else "", lines, names, last, has_pytest)
+    return ImportStyle(prefix if not found else "", lines, names, last, frozenset(imported))
 
 
 def merged(text: str | None, module: str, style: ImportStyle, tests: list[Rendered]) -> str:
     """The test file with `tests` appended and their imports added."""
     wanted = sorted({name for test in tests for name in test.names})
-    needs_pytest = any(test.uses_pytest for test in tests) and not style.has_pytest
+    needed = _needed_imports(tests, style)
     body = "\n\n".join(test.source for test in tests)
     if text is None or not text.strip():
-        header = [NEW_FILE_DOCSTRING.format(module=module), ""]
-        header += ["import pytest", ""] if needs_pytest else []
+        header = [NEW_FILE_DOCSTRING.format(module=module), "", *needed]
         header += [_from_import(module, wanted)] if wanted else []
         return "\n".join(header) + "\n\n\n" + body
     lines = text.splitlines()
@@ -73,13 +73,22 @@ def merged(text: str | None, module: str, style: ImportStyle, tests: list[Render
         lines[first - 1 : last] = _from_import(module, names).splitlines()
     elif wanted and not style.prefix:
         lines[style.insert_after : style.insert_after] = [_from_import(module, wanted)]
-    if needs_pytest:
-        position = _pytest_position(lines)
+    if needed:
+        position = _import_position(lines)
         first_party = position < len(lines) and lines[position].startswith(
             (f"from {module.split('.')[0]}", f"import {module.split('.')[0]}")
         )
-        lines[position:position] = ["import pytest", ""] if first_party else ["import pytest"]
+        lines[position:position] = needed if first_party else needed[:-1]
     return "\n".join(lines).rstrip() + "\n\n\n" + body
+
+
+def _needed_imports(tests: list[Rendered], style: ImportStyle) -> list[str]:
+    """`import` lines the tests need and the file lacks: the standard library's, then
+    pytest, each group followed by a blank line."""
+    stdlib = sorted({m for test in tests for m in test.modules} - style.imported)
+    pytest = any(test.uses_pytest for test in tests) and "pytest" not in style.imported
+    lines = [f"import {name}" for name in stdlib] + ([""] if stdlib else [])
+    return lines + (["import pytest", ""] if pytest else [])
 
 
 def _from_import(module: str, names: list[str]) -> str:
@@ -90,7 +99,7 @@ def _from_import(module: str, names: list[str]) -> str:
     return f"from {module} import (\n{inner})"
 
 
-def _pytest_position(lines: list[str]) -> int:
+def _import_position(lines: list[str]) -> int:
     """Before the first import, after any module docstring and `from __future__` lines."""
     try:
         tree = ast.parse("\n".join(lines))

@@ -2,7 +2,9 @@
 
 A candidate is kept only if it is collected, passes `reruns` runs (each a fresh pytest
 process), asserts something that can fail, and runs a line or branch arc that the
-existing tests, and the candidates kept before it, do not. Candidates are judged in
+existing tests, and the candidates kept before it, do not. A test of a possible bug is
+marked `xfail(strict=True)`: it must fail the same way in every run (and it turns red
+once the bug is fixed). Candidates are judged in
 file order for the static and run filters, then greedily (largest gain first) for
 coverage, so a test that adds nothing beyond a better one is dropped.
 """
@@ -27,6 +29,16 @@ NO_ASSERT = (
     "pytest.raises / pytest.approx"
 )
 NO_GAIN = "runs no line or branch that the other tests do not run already"
+LOOSE_XFAIL = (
+    "marked xfail without strict=True, so it would hide the fix: a test of a possible bug "
+    "is marked @pytest.mark.xfail(strict=True, reason=\"possible bug: ...\")"
+)
+CHECK_FAILURES = {"AssertionError", "Failed"}
+"""How a strict xfail may fail: an assert, or `pytest.raises` that saw nothing raised."""
+XPASSED = (
+    "marked xfail(strict=True) but it passed: the code does what the test asserts, so "
+    "there is no bug to mark; drop the mark"
+)
 
 
 @dataclass
@@ -91,11 +103,17 @@ def judge_file(
         judgement.rejected = dict.fromkeys(judgement.candidates, problem)
         judgement.text = before or ""
         return judgement
-    live = [t for t in found if _check(judgement, t, None if t.asserts else NO_ASSERT)]
+    live = [t for t in found if _check(judgement, t, _static_problem(t))]
     live = _run_filter(sandbox, judgement, live, reruns, timeout)
     judgement.kept = _coverage_filter(sandbox, judgement, live, covered, timeout)
     judgement.text = remove_tests(after, set(judgement.rejected))
     return judgement
+
+
+def _static_problem(test: TestFunction) -> str | None:
+    if not test.asserts:
+        return NO_ASSERT
+    return LOOSE_XFAIL if test.xfail == "loose" else None
 
 
 def _check(judgement: Judgement, test: TestFunction, reason: str | None) -> bool:
@@ -131,8 +149,13 @@ def _run_problem(
         return f"not collected by pytest{detail}"
     failure = next((f for f in run.failures if f.nodeid in mine), None)
     if failure is None:
-        outcomes = sorted(set(mine.values()) - {"passed"})
-        return f"did not pass: {', '.join(outcomes)}" if outcomes else None
+        wanted = "xfailed" if test.xfail else "passed"
+        outcomes = sorted(set(mine.values()) - {wanted})
+        if outcomes:
+            return f"did not pass: {', '.join(outcomes)}"
+        return _xfail_problem(run, mine) if test.xfail else None
+    if test.xfail and "XPASS" in failure.message:
+        return XPASSED
     judgement.failures.setdefault(test.name, failure)
     if number > 1:
         return f"flaky: passed {number - 1} run(s), then failed run {number} of {reruns}: " + (
@@ -165,6 +188,18 @@ def _coverage_filter(
             covered.add(gain)
             kept.append(test)
     return sorted(kept, key=lambda t: t.start)
+
+
+def _xfail_problem(run: TestRun, mine: dict[str, str]) -> str | None:
+    """A test of a possible bug must fail on its check (an assert, or pytest.raises that
+    saw nothing), not crash in its own code."""
+    for failure in run.expected_failures:
+        if failure.nodeid in mine and failure.exc_type not in CHECK_FAILURES:
+            return (
+                f"marked xfail, but it failed with {_first_line(failure)} instead of on an "
+                "assert: a test of a possible bug must fail on its check"
+            )
+    return None
 
 
 def _first_line(failure: TestOutcome) -> str:

@@ -3,7 +3,8 @@
 The agent writes; each new test is judged (coder/workflows/gen_judge.py); the rejected
 ones are taken out of the file and their reasons go back to the agent, at most
 FEEDBACK_ROUNDS times. A failed comparison the agent or the test itself calls a bug is
-reported as a possible bug, with the test and the failure as evidence.
+reported as a possible bug, with the test and the failure as evidence; so is a kept test
+marked xfail(strict=True), which stays in the suite to turn red once the bug is fixed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tools.policy import tests_only_policy
 FEEDBACK_ROUNDS = 2
 _BUG_LINE = re.compile(r"^\W*POSSIBLE BUG:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
 _SAYS_BUG = re.compile(r"\bbug\b", re.IGNORECASE)
+_BUG_PREFIX = re.compile(r"^\s*possible bug\s*:\s*", re.IGNORECASE)
 
 
 @dataclass
@@ -183,10 +185,19 @@ def _record(outcome: ModuleOutcome, judgements: list[Judgement], result: AgentRe
 
 
 def possible_bugs(judgements: list[Judgement], summary: str) -> list[PossibleBug]:
-    """Failed comparisons the test or the agent's summary calls a bug, and every
-    `POSSIBLE BUG:` line of the summary."""
+    """Kept tests marked xfail(strict=True), failed comparisons the test or the agent's
+    summary calls a bug, and every other `POSSIBLE BUG:` line of the summary."""
     claims = [m.group(1) for m in _BUG_LINE.finditer(summary or "")]
     bugs: list[PossibleBug] = []
+    for judgement in judgements:
+        for test in (t for t in judgement.kept if t.xfail):
+            said = _BUG_PREFIX.sub("", test.reason).strip()
+            claim = next((c for c in claims if said and c.endswith(said)), None)
+            claim = claim or next((c for c in claims if _names(c, test.name)), None)
+            message = claim or said or f"{test.name} fails (marked xfail)"
+            nodeid = test.nodeid(judgement.path)
+            bugs.append(PossibleBug(test=nodeid, message=message, evidence=test.source.strip()))
+            claims = [c for c in claims if c != claim]
     for judgement in judgements:
         for name, failure in judgement.failures.items():
             test = judgement.candidates[name]

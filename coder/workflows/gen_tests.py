@@ -26,6 +26,10 @@ class TestFunction:
     asserts: bool
     """It checks something that can fail: a non-constant assert, pytest.raises or
     pytest.approx, or an assert* call."""
+    xfail: str = ""
+    """"strict" for `@pytest.mark.xfail(strict=True, ...)`, "loose" for any other xfail."""
+    reason: str = ""
+    """The xfail's reason."""
 
     def nodeid(self, path: str) -> str:
         return f"{path}::{self.name.replace('.', '::')}"
@@ -96,7 +100,23 @@ def _function(node: ast.stmt, name: str, lines: list[str]) -> TestFunction:
     start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
     end = node.end_lineno or node.lineno
     source = "".join(lines[start - 1 : end])
-    return TestFunction(name, start, end, source, _asserts(node))
+    xfail, reason = _xfail(node)
+    return TestFunction(name, start, end, source, _asserts(node), xfail, reason)
+
+
+def _xfail(node: ast.stmt) -> tuple[str, str]:
+    """How the test is marked xfail ("strict", "loose" or ""), and the reason given."""
+    for decorator in getattr(node, "decorator_list", []):
+        call = decorator if isinstance(decorator, ast.Call) else None
+        if not _dotted(call.func if call else decorator).endswith("mark.xfail"):
+            continue
+        keywords = {k.arg: k.value for k in call.keywords} if call else {}
+        strict = keywords.get("strict")
+        reason = keywords.get("reason")
+        text = reason.value if isinstance(reason, ast.Constant) else ""
+        is_strict = isinstance(strict, ast.Constant) and strict.value is True
+        return ("strict" if is_strict else "loose"), str(text)
+    return "", ""
 
 
 def _asserts(function: ast.stmt) -> bool:

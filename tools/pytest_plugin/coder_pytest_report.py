@@ -107,6 +107,8 @@ def pytest_runtest_logreport(report: Any) -> None:
     if report.failed and "exc_type" not in entry:
         entry.update(_state.failures.get(report.nodeid) or _from_longrepr(report))
         entry["crash_line"] = _crash_line(entry)
+    elif outcome == "xfailed" and report.nodeid in _state.failures:
+        entry.update(_state.failures[report.nodeid])  # how the expected failure failed
 
 
 def pytest_collectreport(report: Any) -> None:

@@ -1,0 +1,146 @@
+"""Which functions read the clock or a random source, and how a test can pin them.
+
+A function that reads `time.time()` (or `time_ns`, `monotonic`, `perf_counter`) and the
+module-level functions of `random` returns the same result in every run once its test
+freezes those clocks with monkeypatch and seeds `random`:
+
+    def test_expires_at_with_ttl_seconds_60(monkeypatch):
+        monkeypatch.setattr("time.time", lambda: 1_700_000_000.0)
+        assert expires_at(ttl_seconds=60) == 1700000060.0
+
+Any other source (`datetime.now()`, `uuid`, `secrets`, a private `random.Random()`,
+`time.localtime()`) cannot be pinned that way: such a function stays volatile, and only
+the errors it raises are asserted. Sources reached through the module's own functions
+count too.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+VOLATILE_MODULES = {"time", "datetime", "random", "uuid", "secrets"}
+CLOCKS = {
+    "time": "1_700_000_000.0",
+    "monotonic": "1_700_000_000.0",
+    "perf_counter": "1_700_000_000.0",
+    "time_ns": "1_700_000_000_000_000_000",
+    "monotonic_ns": "1_700_000_000_000_000_000",
+    "perf_counter_ns": "1_700_000_000_000_000_000",
+}
+"""Clock functions a test can freeze, and the value each returns while frozen."""
+HARMLESS = {"sleep"}
+TODAY = {"now", "today", "utcnow"}
+SEEDED = {
+    "random", "randrange", "randint", "choice", "choices", "shuffle", "sample", "uniform",
+    "gauss", "normalvariate", "lognormvariate", "triangular", "betavariate", "expovariate",
+    "gammavariate", "paretovariate", "weibullvariate", "vonmisesvariate", "getrandbits",
+    "randbytes", "binomialvariate",
+}  # fmt: skip
+"""Functions of `random` that draw from its global generator, which `random.seed` pins."""
+SEED = 1234
+RANDOM = "random"
+OTHER = "other"
+"""Source markers: the seeded global generator, and anything that cannot be pinned."""
+
+
+@dataclass(frozen=True)
+class Freeze:
+    """What a test does first so a volatile function's results repeat."""
+
+    clocks: tuple[tuple[str, str], ...] = ()
+    """(monkeypatch target, value source): ("time.time", "1_700_000_000.0")."""
+    seed: bool = False
+
+    def lines(self) -> list[str]:
+        found = [f'monkeypatch.setattr("{where}", lambda: {value})' for where, value in self.clocks]
+        return found + ([f"random.seed({SEED})"] if self.seed else [])
+
+    def spec(self) -> dict[str, object]:
+        """For the probe script: what to patch before each call."""
+        return {"clocks": [list(pair) for pair in self.clocks], "seed": SEED if self.seed else None}
+
+
+def freeze_for(sources: frozenset[str]) -> Freeze | None:
+    """The Freeze that pins these sources, or None when one of them cannot be pinned."""
+    if not sources or OTHER in sources:
+        return None
+    clocks = sorted(source.split("=", 1) for source in sources if source != RANDOM)
+    return Freeze(tuple((where, value) for where, value in clocks), RANDOM in sources)
+
+
+def volatile_sources(tree: ast.Module, module: str) -> dict[str, frozenset[str]]:
+    """Function, method and class names -> the volatile sources each reaches, directly
+    or through other functions of the module (names reaching none are left out)."""
+    imported = _imports(tree)
+    nodes = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+    direct = {node.name: _sources(node, imported, module) for node in nodes}
+    uses = {node.name: {_used_name(n) for n in ast.walk(node)} - {""} for node in nodes}
+    found = {name: set(sources) for name, sources in direct.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, used in uses.items():
+            more = set().union(*(found.get(other, set()) for other in used)) - found[name]
+            if more:
+                found[name] |= more
+                changed = True
+    return {name: frozenset(sources) for name, sources in found.items() if sources}
+
+
+def _imports(tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """Local name -> (volatile module, attribute or "" for the module itself)."""
+    found: dict[str, tuple[str, str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                root = alias.name.split(".")[0]
+                if root in VOLATILE_MODULES:
+                    found[alias.asname or root] = (root, "")
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            root = node.module.split(".")[0]
+            if root in VOLATILE_MODULES:
+                for alias in node.names:
+                    found[alias.asname or alias.name] = (root, alias.name)
+    return found
+
+
+def _sources(node: ast.AST, imported: dict[str, tuple[str, str]], module: str) -> set[str]:
+    found: set[str] = set()
+    today = any(isinstance(c, ast.Attribute) and c.attr in TODAY for c in ast.walk(node))
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
+            origin = imported.get(child.value.id)
+            if origin and not origin[1]:
+                found.add(_source(origin[0], child.attr, f"{origin[0]}.{child.attr}", today))
+        elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+            origin = imported.get(child.id)
+            if origin and origin[1]:
+                found.add(_source(origin[0], origin[1], f"{module}.{child.id}", today))
+    return found - {""}
+
+
+def _source(module: str, name: str, target: str, today: bool) -> str:
+    """The marker for `module.name`, reached as `target`: "target=value" for a clock.
+    `datetime` counts only where the function asks for the current date or time."""
+    if module == "datetime" and not today:
+        return ""
+    if module == "time" and name in CLOCKS:
+        return f"{target}={CLOCKS[name]}"
+    if module == "time" and name in HARMLESS:
+        return ""
+    if module == "random" and name in SEEDED:
+        return RANDOM
+    return OTHER
+
+
+def _used_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.attr if node.value.id in ("self", "cls") else ""
+    return ""

@@ -1,10 +1,11 @@
 """`coder gen --model builtin` against Pynguin on the gen_* fixtures, side by side.
 
 For each fixture, in two fresh git copies: `python -m coder gen REPO --model builtin
---sandbox local --json` (applied to the copy), and Pynguin (from PyPI, in a virtualenv
-under the cache dir, made on first use) with `--budget` seconds of search per module;
-coder has no budget flag, so it runs to the end (killed at 10x) and its wall time shows
-how it compares. Then, with one interpreter for both, coverage.py runs pytest over the
+--sandbox local --json --time-budget B` (applied to the copy), and Pynguin (from PyPI, in
+a virtualenv under the cache dir, made on first use) with `--maximum-search-time B` per
+module, B being `--budget` seconds per module for both (either is killed at 10x). Both
+may finish early: Pynguin once it covers everything, coder once every target is done.
+Then, with one interpreter for both, coverage.py runs pytest over the
 existing tests plus that tool's tests for branch and line coverage; the tool's tests and
 checks (`assert`s and `pytest.raises` blocks) are counted by reading them, and failures
 over two runs (a flaky test fails one). Prints a table and the ratios. Target: branch
@@ -118,16 +119,17 @@ def run_baseline(fixture: str, workdir: Path) -> Outcome:
 def run_coder(fixture: str, workdir: Path, budget: int) -> Outcome:
     repo = fresh_repo(fixture, workdir / "coder")
     before = count_tests(_test_files(repo))
+    budget_s = budget * len(source_modules(repo))
     command = [sys.executable, "-m", "coder", "gen", str(repo), "--model", "builtin",
-               "--sandbox", "local", "--json"]
+               "--sandbox", "local", "--json", "--time-budget", str(budget_s)]
     outcome = Outcome("coder", fixture)
     started = time.perf_counter()
     try:
         done = subprocess.run(command, cwd=repo, capture_output=True, text=True,
-                              timeout=budget * 10)
+                              timeout=budget_s * 10)
         outcome.note = _coder_note(done)
     except subprocess.TimeoutExpired:
-        outcome.note = f"killed after {budget * 10}s"
+        outcome.note = f"killed after {budget_s * 10}s"
     outcome.seconds = time.perf_counter() - started
     after = count_tests(_test_files(repo))
     outcome.tests, outcome.checks = after[0] - before[0], after[1] - before[1]

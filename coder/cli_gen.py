@@ -38,6 +38,15 @@ def gen(
     max_targets: Annotated[
         int, typer.Option("--max-targets", min=1, help="Write tests for at most N modules.")
     ] = 10,
+    time_budget: Annotated[
+        float | None,
+        typer.Option(
+            "--time-budget",
+            min=1,
+            metavar="SECONDS",
+            help="Start no new module after this many seconds (the first always runs).",
+        ),
+    ] = None,
     model: opt.Model = None,
     base_url: opt.BaseUrl = None,
     tool_protocol: opt.ToolProtocol = None,
@@ -86,6 +95,7 @@ def gen(
         dry_run=dry_run,
         branch=branch,
         max_targets=max_targets,
+        time_budget=time_budget,
     )
     raise typer.Exit(
         gen_command(

@@ -69,6 +69,9 @@ def show_gen_report(report: GenReport, options: GenOptions, *, verbose: bool = F
         out.print(f"  [green]added[/] {escape(nodeid)}", soft_wrap=True)
     for nodeid, reason in report.rejected.items() if verbose else ():
         out.print(f"  [dim]rejected {escape(nodeid)}: {escape(reason)}[/]", soft_wrap=True)
+    if report.not_reached:
+        left = ", ".join(report.not_reached)
+        out.print(f"[yellow]not reached (--time-budget)[/]: {escape(left)}", soft_wrap=True)
     _show_bugs(out, report)
     show_delivery(out, report, dry_run=options.dry_run)
     out.print(f"[dim]run {report.run_id} · `coder trace show {report.run_id}`[/]")

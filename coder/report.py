@@ -108,3 +108,7 @@ class GenReport(DeliveredReport):
     rejected: dict[str, str] = Field(default_factory=dict)
     """Node id of each dropped candidate -> the filter it failed."""
     possible_bugs: list[PossibleBug] = Field(default_factory=list)
+    """Each with the test that shows it: a kept test marked xfail(strict=True), or a
+    dropped candidate (then only in the evidence)."""
+    not_reached: list[str] = Field(default_factory=list)
+    """Target modules left unwritten because --time-budget ran out."""

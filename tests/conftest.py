@@ -110,4 +110,3 @@ def sample_sandbox(sample_project: Path) -> Iterator[LocalSandbox]:
     """An open LocalSandbox holding a copy of `sample_project`."""
     with LocalSandbox(sample_project) as sandbox:
         yield sandbox
-

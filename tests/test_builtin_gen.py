@@ -297,7 +297,9 @@ def test_a_source_no_test_can_pin_leaves_only_the_errors_asserted() -> None:
 
 
 def test_tests_join_an_existing_file_in_its_import_style(clock: Generated) -> None:
-    assert clock.text.startswith("import random\n\nimport pytest\n\nfrom clock import label, roll, stamp\n")
+    assert clock.text.startswith(
+        "import random\n\nimport pytest\n\nfrom clock import label, roll, stamp\n"
+    )
     assert _test(clock.text, "test_stamp_is_a_float") in TEST_CLOCK
 
 

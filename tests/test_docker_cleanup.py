@@ -261,9 +261,7 @@ def test_setup_runs_once_then_comes_from_the_cache(
                     "tool_calls": [
                         {
                             "name": "run_shell",
-                            "arguments": {
-                                "command": IMPORT_MARKER
-                            },
+                            "arguments": {"command": IMPORT_MARKER},
                         }
                     ]
                 },

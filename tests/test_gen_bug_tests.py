@@ -14,31 +14,31 @@ from sandbox.local import LocalSandbox
 
 SOURCE = "def is_even(n):\n    if n < 0:\n        raise ValueError(n)\n    return n % 2 == 1\n"
 HEADER = "import pytest\n\nfrom parity import is_even\n"
-BUG = '''
+BUG = """
 
 @pytest.mark.xfail(strict=True, reason="possible bug: is_even(4) returns False")
 def test_four_is_even():
     assert is_even(4) is True
-'''
-LOOSE = '''
+"""
+LOOSE = """
 
 @pytest.mark.xfail(reason="possible bug: is_even(2) returns False")
 def test_two_is_even():
     assert is_even(2) is True
-'''
-PASSES = '''
+"""
+PASSES = """
 
 @pytest.mark.xfail(strict=True, reason="possible bug: negative numbers")
 def test_negative_raises():
     with pytest.raises(ValueError):
         is_even(-1)
-'''
-CRASHES = '''
+"""
+CRASHES = """
 
 @pytest.mark.xfail(strict=True, reason="possible bug: is_even(6)")
 def test_six_is_even():
     assert is_evn(6) is True
-'''
+"""
 SUMMARY = "Done.\nPOSSIBLE BUG: parity.is_even: is_even(4) returns False"
 
 

@@ -74,7 +74,7 @@ def test_builtin_generator_pins_the_clock_and_random_before_asserting_on_them(
     # Every assert on a clock or random function comes after the test pins them.
     for name in ("expires_at(", "jittered(", "new_session_id("):
         for test in (t for t in tests if name in t):
-            assert "monkeypatch.setattr(\"time.time\"" in test or "random.seed(" in test, test
+            assert 'monkeypatch.setattr("time.time"' in test or "random.seed(" in test, test
     assert "assert expires_at() == 1700003600.0" in written  # exact, not approx
     assert "backoff_delays(3) ==" in written  # the deterministic neighbour, as it is
     # The tests pass at another time of day and under another hash seed.

@@ -209,6 +209,25 @@ def test_a_reached_coverage_goal_stops_before_the_next_module(
     assert not (repo / "tests/test_units.py").exists()
 
 
+def test_a_spent_time_budget_starts_no_further_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, {"pyproject.toml": PYPROJECT, "calc.py": CALC, "units.py": UNITS})
+    calc = [
+        _call("run_shell", command="sleep 1.2"),
+        _call("write_file", path="tests/test_calc.py", content=HEADER + GOOD_ADD),
+    ]
+    groups = {
+        "calc.py": [*calc, _call("finish", summary="done")],
+        "units.py": [_call("finish", summary="nothing")],
+    }
+    script = _script(tmp_path, {"groups": groups})
+    code, report = _gen_json(repo, script, capsys, "--time-budget", "1", "--reruns", "1")
+    assert code == 0 and report["status"] == "improved", report
+    assert report["tests_added"] == ["tests/test_calc.py::test_add"]
+    assert report["not_reached"] == ["units.py"]
+
+
 def test_no_kept_test_is_no_gain_and_exit_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

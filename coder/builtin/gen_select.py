@@ -37,7 +37,8 @@ def possible_bugs(
         if doctests and call.expected is not None and not _matches(call.expected, result):
             said = call.expected.removeprefix("raise ")
             verb = "raises" if call.expected.startswith("raise ") else "=="
-            line = f"POSSIBLE BUG: {where}: doctest says {call.source()} {verb} {said} but it {shown}"
+            line = f"POSSIBLE BUG: {where}: doctest says {call.source()} {verb} {said}"
+            line += f" but it {shown}"
             found.append((result, line))
         elif _crash(result, typical=result.probe is _typical(target)):
             line = f"POSSIBLE BUG: {where}: {call.source()} {shown} on an ordinary input"

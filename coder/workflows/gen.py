@@ -129,7 +129,11 @@ def _generate(
     """Each module in turn, until the goal is met; then the full suite decides."""
     held: Changes = {}
     covered = Covered.of(baseline)
-    for module in modules:
+    for number, module in enumerate(modules):
+        if number and _out_of_time(session, options):
+            report.not_reached = [left.path for left in modules[number:]]
+            hooks.warn(f"--time-budget spent; {len(report.not_reached)} module(s) left")
+            break
         hooks.info(f"writing tests for {module.path} ({module.missing} uncovered lines)")
         outcome = write_tests(session, sandbox, module, held, covered, options, hooks)
         held.update(outcome.changes)
@@ -140,6 +144,10 @@ def _generate(
                 hooks.info(f"coverage goal reached: {_percentages(now)}")
                 return _final(session, sandbox, held, options, report, hooks, now)
     return _final(session, sandbox, held, options, report, hooks)
+
+
+def _out_of_time(session: Session, options: GenOptions) -> bool:
+    return options.time_budget is not None and session.elapsed() >= options.time_budget
 
 
 def _record(report: GenReport, outcome: ModuleOutcome, hooks: RunHooks) -> None:

@@ -31,7 +31,7 @@ NO_ASSERT = (
 NO_GAIN = "runs no line or branch that the other tests do not run already"
 LOOSE_XFAIL = (
     "marked xfail without strict=True, so it would hide the fix: a test of a possible bug "
-    "is marked @pytest.mark.xfail(strict=True, reason=\"possible bug: ...\")"
+    'is marked @pytest.mark.xfail(strict=True, reason="possible bug: ...")'
 )
 CHECK_FAILURES = {"AssertionError", "Failed"}
 """How a strict xfail may fail: an assert, or `pytest.raises` that saw nothing raised."""

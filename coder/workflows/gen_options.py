@@ -20,3 +20,6 @@ class GenOptions:
     """Commit the new tests on this new branch instead of touching the working tree."""
     max_targets: int = 10
     """Write tests for at most this many modules, the least covered first."""
+    time_budget: float | None = None
+    """Seconds after which no further module is started (the first always runs, and the
+    current one finishes)."""

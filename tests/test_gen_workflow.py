@@ -21,6 +21,7 @@ from coder.config import load_settings
 from coder.models import ScriptedModel
 from coder.workflows import gen_tests  # its `test_functions` must not be collected
 from coder.workflows.gen import gen_repo
+from coder.workflows.gen_imports import prune_imports
 from coder.workflows.gen_judge import Judgement
 from coder.workflows.gen_module import possible_bugs
 from coder.workflows.gen_options import GenOptions
@@ -121,7 +122,9 @@ def test_only_tests_that_pass_every_filter_are_kept_and_the_rest_fed_back(
     settings = load_settings(repo, {"sandbox": "local"}, environ={})
     report = gen_repo(settings, repo, GenOptions(), RunHooks(warn=lambda _: None), model=model)
 
-    kept = HEADER + GOOD_ADD + GOOD_LOW + RIGHT_HIGH + INSIDE
+    # is_even's only test was rejected, so its import went with it.
+    header = HEADER.replace(", is_even", "")
+    kept = header + GOOD_ADD + GOOD_LOW + RIGHT_HIGH + INSIDE
     assert (repo / "tests/test_calc.py").read_text() == kept
     assert report.status == "improved" and report.applied
     assert report.changed_files == ["tests/test_calc.py"]
@@ -342,6 +345,22 @@ def test_removing_tests_keeps_every_other_byte() -> None:
         "            clamp(1, 2, 0)\n"
     )
     assert gen_tests.remove_tests(DRAFT, {"test_add"}).startswith("import pytest\n\n\n@pytest.mark")
+
+
+def test_imports_only_rejected_tests_used_go_with_them() -> None:
+    before = "import os\n\nfrom calc import add\n\n\ndef test_a():\n    assert add(1, 1) == 2\n"
+    after = (
+        '"""Tests."""\n\nimport os\nimport random\n\nimport pytest\n\n'
+        "from calc import add, clamp, scale as times\n\n\n"
+        "def test_a():\n    assert add(1, 1) == 2\n\n\n"
+        "@pytest.mark.xfail(strict=True)\ndef test_b():\n    assert times(2) == 4\n"
+    )
+    assert prune_imports(before, after) == (
+        '"""Tests."""\n\nimport os\n\nimport pytest\n\n'
+        "from calc import add, scale as times\n\n\n"
+        "def test_a():\n    assert add(1, 1) == 2\n\n\n"
+        "@pytest.mark.xfail(strict=True)\ndef test_b():\n    assert times(2) == 4\n"
+    )  # os was there before: the user's own imports are never touched
 
 
 def test_a_failed_comparison_the_test_calls_a_bug_is_a_possible_bug() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from coder.workflows.gen_imports import prune_imports
 from coder.workflows.gen_tests import (
     TestFunction,
     keep_existing,
@@ -106,7 +107,7 @@ def judge_file(
     live = [t for t in found if _check(judgement, t, _static_problem(t))]
     live = _run_filter(sandbox, judgement, live, reruns, timeout)
     judgement.kept = _coverage_filter(sandbox, judgement, live, covered, timeout)
-    judgement.text = remove_tests(after, set(judgement.rejected))
+    judgement.text = prune_imports(before, remove_tests(after, set(judgement.rejected)))
     return judgement
 
 

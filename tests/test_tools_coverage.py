@@ -12,6 +12,7 @@ from sandbox import LocalSandbox
 from tests.conftest import SandboxFactory
 from tools import CoverageRun, FileCoverage, find_targets, measure_coverage, module_name
 from tools.coverage import NOT_INSTALLED
+from tools.coverage_contexts import context_of, measure_each_test
 
 SHAPES = """\
 def area(width, height):
@@ -82,6 +83,28 @@ def test_lines_branches_and_targets(tmp_path: Path, sandbox_factory: SandboxFact
     assert {t.module for t in targets} == {"pkg.extra", "pkg.shapes"}
     only = find_targets(run, sources(root, run), only=["pkg/shapes.py"])
     assert [t.qualname for t in only] == ["describe", "area", "Box.volume"]
+
+
+def test_each_tests_coverage_comes_from_one_run(
+    tmp_path: Path, sandbox_factory: SandboxFactory
+) -> None:
+    files = {
+        **PROJECT,
+        "tests/test_more.py": "from pkg.shapes import Box, area, describe\n\n\n"
+        "def test_negative_area():\n    try:\n        area(-1, 2)\n    except ValueError:\n"
+        "        pass\n\n\nclass TestBox:\n    def test_volume(self):\n"
+        "        assert Box().volume(2) == 4\n",
+    }
+    root = make_project(tmp_path / "project", files)
+    run, contexts = measure_each_test(sandbox_factory(root), ["tests/test_more.py"], 120)
+    assert run.error is None and run.tests.passed == 2
+    negative = contexts[context_of(contexts, "tests/test_more.py", "test_negative_area") or ""]
+    assert negative.lines == {("pkg/shapes.py", 2), ("pkg/shapes.py", 3)}
+    assert negative.arcs == {("pkg/shapes.py", 2, 3)}  # branch arcs only
+    volume = context_of(contexts, "tests/test_more.py", "TestBox.test_volume")
+    assert volume is not None and contexts[volume].lines == {("pkg/shapes.py", 14)}
+    assert ("pkg/shapes.py", 1) in contexts[""].lines  # the import, outside any test
+    assert context_of(contexts, "tests/test_more.py", "test_area") is None  # not run
 
 
 def test_src_layout_and_include(tmp_path: Path, sandbox_factory: SandboxFactory) -> None:

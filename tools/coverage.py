@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from sandbox import Sandbox
+from sandbox import ExecResult, Sandbox
 from tools.testrun import TestRun, collect_test_run, exec_pytest
 
 DATA_FILE = ".coder/.coverage"
@@ -94,20 +94,22 @@ class Target(BaseModel):
     uncovered_branches: int
 
 
-def coverage_runner() -> str:
+def coverage_runner(rcfile: str = "/dev/null") -> str:
     """The `runner` for exec_pytest: pytest under `coverage run`."""
     # --source makes files no test imports show up at 0%; coverage only walks folders
     # holding an __init__.py below the source root, so a src/ layout needs its own root.
     source = "$(test -d src && echo .,src || echo .)"
-    return (
-        f"python3 -m coverage run {_OPTIONS} --branch --source={source} --omit='{OMIT}' -m pytest"
-    )
+    options = f"--rcfile={rcfile} --data-file={DATA_FILE}"
+    return f"python3 -m coverage run {options} --branch --source={source} --omit='{OMIT}' -m pytest"
 
 
-def _epilogue() -> str:
+def coverage_epilogue(before_cleanup: str = "") -> str:
+    """The `epilogue` for exec_pytest: the JSON report after its marker, then
+    `before_cleanup` (which may still read the data file), then the files go."""
+    extra = f"{before_cleanup}; " if before_cleanup else ""
     return (
         f"printf '\\n{_MARK}\\n'; python3 -m coverage json {_OPTIONS} -o {JSON_PATH} -q >&2 "
-        f"&& cat {JSON_PATH}; rm -f {DATA_FILE} {JSON_PATH}"
+        f"&& cat {JSON_PATH}; {extra}rm -f {DATA_FILE} {JSON_PATH}"
     )
 
 
@@ -118,7 +120,15 @@ def measure_coverage(
     include: list[str] | None = None,
 ) -> CoverageRun:
     """Run pytest under coverage.py in one exec; `include` keeps only those paths or globs."""
-    result = exec_pytest(sandbox, tests, timeout, runner=coverage_runner(), epilogue=_epilogue())
+    epilogue = coverage_epilogue()
+    result = exec_pytest(sandbox, tests, timeout, runner=coverage_runner(), epilogue=epilogue)
+    return read_coverage(sandbox, result, timeout, include)
+
+
+def read_coverage(
+    sandbox: Sandbox, result: ExecResult, timeout: float, include: list[str] | None = None
+) -> CoverageRun:
+    """The CoverageRun from the output of exec_pytest with coverage_runner/_epilogue."""
     stdout, marker, payload_text = result.stdout.rpartition(f"\n{_MARK}\n")
     test_run = collect_test_run(
         sandbox, replace(result, stdout=stdout if marker else result.stdout), timeout

@@ -23,6 +23,7 @@ from coder.workflows.gen_tests import (
 )
 from sandbox import Sandbox
 from tools.coverage import CoverageRun, measure_coverage
+from tools.coverage_contexts import context_of, measure_each_test
 from tools.testrun import TestOutcome, TestRun, run_pytest
 
 NO_ASSERT = (
@@ -173,22 +174,43 @@ def _coverage_filter(
     timeout: float,
 ) -> list[TestFunction]:
     """Keep the tests that add coverage, the largest gain first (a greedy set cover)."""
-    gains: dict[str, Covered] = {}
-    for test in live:
-        run = measure_coverage(sandbox, [test.nodeid(judgement.path)], timeout)
-        if run.error is not None or not run.tests.ok:
-            _check(
-                judgement, test, f"its coverage could not be measured: {run.error or 'it failed'}"
-            )
-            continue
-        gains[test.name] = Covered.of(run).beyond(covered)
+    gains, outside = _gains(sandbox, judgement, live, timeout)
     kept: list[TestFunction] = []
     for test in sorted((t for t in live if t.name in gains), key=lambda t: -gains[t.name].size()):
         gain = gains[test.name].beyond(covered)
         if _check(judgement, test, None if gain.size() else NO_GAIN):
             covered.add(gain)
             kept.append(test)
+    if kept:
+        covered.add(outside)  # what importing the kept tests' modules ran
     return sorted(kept, key=lambda t: t.start)
+
+
+def _gains(
+    sandbox: Sandbox, judgement: Judgement, live: list[TestFunction], timeout: float
+) -> tuple[dict[str, Covered], Covered]:
+    """What each test covers, and what ran outside any test (imports at collection):
+    all from one run's per-test contexts when coverage.py gives them, else (or for a test
+    it has no context for) from a run of that test alone."""
+    gains: dict[str, Covered] = {}
+    outside = Covered()
+    if len(live) > 1:
+        nodeids = [test.nodeid(judgement.path) for test in live]
+        run, contexts = measure_each_test(sandbox, nodeids, timeout)
+        for test in live if run.error is None and run.tests.ok else ():
+            context = context_of(contexts, judgement.path, test.name)
+            if context is not None:
+                gains[test.name] = Covered(contexts[context].lines, contexts[context].arcs)
+        if "" in contexts:
+            outside = Covered(contexts[""].lines, contexts[""].arcs)
+    for test in (t for t in live if t.name not in gains):
+        run = measure_coverage(sandbox, [test.nodeid(judgement.path)], timeout)
+        if run.error is not None or not run.tests.ok:
+            reason = f"its coverage could not be measured: {run.error or 'it failed'}"
+            _check(judgement, test, reason)
+            continue
+        gains[test.name] = Covered.of(run)
+    return gains, outside
 
 
 def _xfail_problem(run: TestRun, mine: dict[str, str]) -> str | None:

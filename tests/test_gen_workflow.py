@@ -231,6 +231,27 @@ def test_a_spent_time_budget_starts_no_further_module(
     assert report["not_reached"] == ["units.py"]
 
 
+def test_a_new_test_that_fails_only_beside_the_whole_suite_is_dropped_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path)
+    alone = (
+        "\n\nimport sys\n\n\ndef test_clamp_alone():\n"
+        "    assert not any(name.endswith('test_shapes') for name in sys.modules)\n"
+        "    assert clamp(-1, 0, 10) == 0\n"
+    )
+    draft = [_call("write_file", path="tests/test_calc.py", content=HEADER + GOOD_ADD + alone)]
+    script = _script(tmp_path, [*draft, _call("finish", summary="done")])
+    code, report = _gen_json(repo, script, capsys, "--reruns", "1")
+    assert code == 0 and report["status"] == "improved", report
+    assert report["tests_added"] == ["tests/test_calc.py::test_add"]
+    reason = report["rejected"]["tests/test_calc.py::test_clamp_alone"]
+    assert reason.startswith("passed on its own but failed with the whole suite: AssertionError")
+    written = (repo / "tests/test_calc.py").read_text()
+    assert written == "from calc import add\n" + GOOD_ADD  # with the imports only it used
+    assert _pytest(repo).returncode == 0
+
+
 def test_no_kept_test_is_no_gain_and_exit_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,6 +14,7 @@ from coder.patching import Changes
 from coder.report import Coverage, GenReport, TestCounts
 from coder.sandboxes import open_sandbox
 from coder.workflows.fix_deliver import deliver_changes
+from coder.workflows.gen_final import drop_suite_failures
 from coder.workflows.gen_judge import Covered
 from coder.workflows.gen_module import ModuleOutcome, write_tests
 from coder.workflows.gen_options import GenOptions
@@ -175,7 +176,11 @@ def _final(
 ) -> Changes:
     """Coverage after (`final`, when just measured); the kept tests are delivered only if
     the full suite is green."""
-    final = final or measure_coverage(sandbox, None, session.settings.test_timeout)
+    timeout = session.settings.test_timeout
+    final = final or measure_coverage(sandbox, None, timeout)
+    if final.tests.failures and drop_suite_failures(session, sandbox, held, final, report):
+        hooks.warn("dropped new tests that failed beside the whole suite (see `rejected`)")
+        final = measure_coverage(sandbox, None, timeout)
     report.after = TestCounts.from_test_data(final.tests.model_dump())
     if final.error is not None or final.tests.failures or final.tests.timed_out:
         report.status = "no_gain"

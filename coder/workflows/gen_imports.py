@@ -70,7 +70,10 @@ def _statement(node: ast.Import | ast.ImportFrom, aliases: list[ast.alias]) -> l
 
 
 def _drop_extra_blank(lines: list[str], at: int) -> None:
-    """After an import at `at` went: drop a blank line that now doubles another."""
-    before_blank = at == 0 or not lines[at - 1].strip()
-    if at < len(lines) and not lines[at].strip() and before_blank:
+    """After an import at `at` went: drop the blank lines that now double others, and
+    any the file would end with."""
+    while at < len(lines) and not lines[at].strip() and (at == 0 or not lines[at - 1].strip()):
         del lines[at]
+    if at == len(lines):
+        while lines and not lines[-1].strip():
+            lines.pop()

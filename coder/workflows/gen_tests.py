@@ -8,7 +8,7 @@ import ast
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from coder.verify import always_true
+from coder.verify_scan import always_true
 
 _CHECK_CALLS = ("raises", "warns", "deprecated_call", "approx")
 

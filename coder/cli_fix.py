@@ -26,7 +26,9 @@ def fix(
     setup_network: opt.SetupNetwork = False,
     tests: Annotated[
         list[str] | None,
-        typer.Option("--tests", help="Only these test paths or node ids (repeatable)."),
+        typer.Option(
+            "--tests", metavar="PATH", help="Only these test paths or node ids (repeatable)."
+        ),
     ] = None,
     allow_src: Annotated[
         bool, typer.Option("--allow-src", help="Let the agent edit source files, not only tests.")
@@ -34,15 +36,22 @@ def fix(
     dry_run: opt.DryRun = False,
     branch: Annotated[
         str | None,
-        typer.Option("--branch", help="Commit the repairs on this new branch; files untouched."),
+        typer.Option(
+            "--branch",
+            metavar="NAME",
+            help="Commit the repairs on this new branch; files untouched.",
+        ),
     ] = None,
     jobs: Annotated[
-        int, typer.Option("--jobs", min=1, help="Repair this many test files at once.")
+        int, typer.Option("--jobs", metavar="N", min=1, help="Repair this many test files at once.")
     ] = 1,
     max_turns: opt.MaxTurns = None,
     confirm: opt.Confirm = False,
     junit: Annotated[
-        Path | None, typer.Option("--junit", help="Write the results after the fix as JUnit XML.")
+        Path | None,
+        typer.Option(
+            "--junit", metavar="FILE", help="Write the results after the fix as JUnit XML."
+        ),
     ] = None,
     json_output: opt.Json = False,
     verbose: opt.Verbose = False,

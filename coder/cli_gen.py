@@ -20,23 +20,35 @@ def gen(
     repo: RepoArgument = Path("."),
     target: Annotated[
         list[str] | None,
-        typer.Option("--target", help="Only this source file or folder (repeatable)."),
+        typer.Option(
+            "--target", metavar="PATH", help="Only this source file or folder (repeatable)."
+        ),
     ] = None,
     coverage_goal: Annotated[
         float | None,
         typer.Option(
-            "--coverage-goal", min=0, max=100, help="Stop once line coverage reaches PCT."
+            "--coverage-goal",
+            metavar="PCT",
+            min=0,
+            max=100,
+            help="Stop once line coverage reaches PCT.",
         ),
     ] = None,
     reruns: Annotated[
-        int, typer.Option("--reruns", min=1, help="Runs a new test must pass, each fresh.")
+        int,
+        typer.Option("--reruns", metavar="N", min=1, help="Runs a new test must pass, each fresh."),
     ] = 3,
     changed_since: Annotated[
         str | None,
-        typer.Option("--changed-since", help="Only modules changed since this git ref."),
+        typer.Option(
+            "--changed-since", metavar="REF", help="Only modules changed since this git ref."
+        ),
     ] = None,
     max_targets: Annotated[
-        int, typer.Option("--max-targets", min=1, help="Write tests for at most N modules.")
+        int,
+        typer.Option(
+            "--max-targets", metavar="N", min=1, help="Write tests for at most N modules."
+        ),
     ] = 10,
     time_budget: Annotated[
         float | None,
@@ -57,7 +69,11 @@ def gen(
     dry_run: opt.DryRun = False,
     branch: Annotated[
         str | None,
-        typer.Option("--branch", help="Commit the new tests on this new branch; files untouched."),
+        typer.Option(
+            "--branch",
+            metavar="NAME",
+            help="Commit the new tests on this new branch; files untouched.",
+        ),
     ] = None,
     max_turns: opt.MaxTurns = None,
     confirm: opt.Confirm = False,

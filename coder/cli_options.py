@@ -11,37 +11,50 @@ from coder.config import Settings
 from tools.base import Approver
 
 Repo = Annotated[
-    Path, typer.Option("--repo", help="Repository to work on (default: the current folder).")
+    Path,
+    typer.Option(
+        "--repo", metavar="PATH", help="Repository to work on (default: the current folder)."
+    ),
 ]
 Model = Annotated[
     str | None,
     typer.Option(
         "--model",
+        metavar="MODEL",
         help="openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, "
-        "compat:NAME (with --base-url), scripted:FILE.json or builtin (offline test "
-        "repairs). Default: $LLM_MODEL; `coder fix` without one uses builtin.",
+        "compat:NAME (with --base-url), scripted:FILE.json, or builtin (offline: "
+        "repairs for fix, characterisation tests for gen). Default: $LLM_MODEL; "
+        "without one, fix and gen use builtin.",
     ),
 ]
-BaseUrl = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible API base URL.")]
+BaseUrl = Annotated[
+    str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible API base URL.")
+]
 ToolProtocol = Annotated[
     str | None,
     typer.Option(
-        "--tool-protocol", help="native (function calling) or text (for models without it)."
+        "--tool-protocol",
+        metavar="native|text",
+        help="native (function calling) or text (for models without it).",
     ),
 ]
 Sandbox = Annotated[
     str | None,
     typer.Option(
-        "--sandbox", help="auto (Docker if an engine answers, else local), docker, or local."
+        "--sandbox",
+        metavar="auto|docker|local",
+        help="auto (Docker if an engine answers, else local), docker, or local.",
     ),
 ]
 Image = Annotated[
-    str | None, typer.Option("--image", help="Docker image (default coder-sandbox:latest).")
+    str | None,
+    typer.Option("--image", metavar="IMAGE", help="Docker image (default coder-sandbox:latest)."),
 ]
 Setup = Annotated[
     str | None,
     typer.Option(
         "--setup",
+        metavar="CMD",
         help="Command run in the Docker sandbox before the agent, e.g. "
         "'pip install -r requirements-dev.txt'. Cached per dependency files.",
     ),
@@ -52,7 +65,7 @@ SetupNetwork = Annotated[
 Network = Annotated[
     bool, typer.Option("--network", help="Give the sandbox a network (off by default).")
 ]
-MaxTurns = Annotated[int | None, typer.Option("--max-turns", help="Most model turns.")]
+MaxTurns = Annotated[int | None, typer.Option("--max-turns", metavar="N", help="Most model turns.")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the diff; write nothing.")]
 Confirm = Annotated[
     bool, typer.Option("--confirm", help="Ask before each file write and shell command.")

@@ -212,7 +212,9 @@ def _coverage(run: CoverageRun) -> Coverage:
 
 
 def _percentages(run: CoverageRun) -> str:
-    return f"line {run.line_pct:.1f}%, branch {run.branch_pct:.1f}%"
+    """As the report rounds them (to 2 places), so the figures shown always agree."""
+    coverage = _coverage(run)
+    return f"line {coverage.line:.1f}%, branch {coverage.branch:.1f}%"
 
 
 def commit_message(report: GenReport) -> str:

@@ -12,7 +12,15 @@ import doctest
 from dataclasses import dataclass, replace
 from itertools import zip_longest
 
-from coder.builtin.gen_values import Value, around, describe, guessed_values, hint_values, sized
+from coder.builtin.gen_values import (
+    Value,
+    around,
+    describe,
+    double_quoted,
+    guessed_values,
+    hint_values,
+    sized,
+)
 from coder.builtin.literals import is_parsed, node_value
 
 MAX_CALLS = 10
@@ -223,13 +231,20 @@ def literal_call(node: ast.AST, name: str, params: list[str], origin: str) -> Ca
         return None
     if node.func.id != name or not _all_literal(node):
         return None
-    args = tuple(ast.unparse(arg) for arg in node.args)
-    kwargs = tuple((str(k.arg), ast.unparse(k.value)) for k in node.keywords)
+    args = tuple(_literal_source(arg) for arg in node.args)
+    kwargs = tuple((str(k.arg), _literal_source(k.value)) for k in node.keywords)
     names = [*params, *(f"arg{n}" for n in range(len(node.args)))]
     labels = [describe(ast.unparse(arg), names[n]) for n, arg in enumerate(node.args[:2])]
     labels += [describe(source, key) for key, source in kwargs[: 2 - len(labels)]]
     label = "_and_".join(labels)
     return Call(name, args, kwargs, label or "example", origin)
+
+
+def _literal_source(node: ast.expr) -> str:
+    """A literal argument as a test would spell it: "double" quotes, no u prefix."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return double_quoted(repr(node.value))
+    return double_quoted(ast.unparse(node))
 
 
 def _all_literal(node: ast.Call) -> bool:

@@ -298,6 +298,23 @@ def test_a_failing_suite_asks_for_coder_fix_first(
     assert report["before"]["failed"] == 1
 
 
+def test_tests_that_cannot_import_the_project_get_the_fix_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {
+        "pyproject.toml": "[project]\nname = 'shapes'\n",
+        "src/shapes/__init__.py": SHAPES,
+        "tests/test_shapes.py": SHAPES_TEST,
+    }
+    repo = _repo(tmp_path, files)
+    code, report = _gen_json(repo, _script(tmp_path, []), capsys)
+    assert code == 1 and report["status"] == "suite_failing"
+    assert report["error"].startswith(
+        "the tests cannot import `shapes`, which is in this repository (src/shapes): "
+        'add `pythonpath = ["src"]` under [tool.pytest.ini_options] in pyproject.toml'
+    )
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

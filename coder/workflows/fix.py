@@ -18,6 +18,7 @@ from coder.workflows.fix_deliver import deliver
 from coder.workflows.fix_final import final_check, sync
 from coder.workflows.fix_group import GroupOutcome, repair_group
 from coder.workflows.fix_options import FixOptions
+from coder.workflows.import_hint import unimportable_project
 from coder.workflows.session import RunHooks, Session, fix_model
 from sandbox import Sandbox
 from tools.testrun import TestRun, run_pytest, summary_line
@@ -62,6 +63,9 @@ def _baseline(
     report.before = TestCounts.from_test_data(run.model_dump())
     hooks.info(f"baseline: {summary_line(run)}")
     session.tracer.event("baseline", summary=summary_line(run), groups=len(baseline.groups))
+    hint = unimportable_project(run, session.manifest)
+    if hint:
+        hooks.warn(hint)
     if run.timed_out:
         report.status = "test_timeout"
         report.error = (

@@ -19,6 +19,7 @@ from coder.workflows.gen_judge import Covered
 from coder.workflows.gen_module import ModuleOutcome, write_tests
 from coder.workflows.gen_options import GenOptions
 from coder.workflows.gen_targets import ModuleTarget, changed_modules, group_targets
+from coder.workflows.import_hint import unimportable_project
 from coder.workflows.session import RunHooks, Session, gen_model
 from sandbox import Sandbox
 from tools.coverage import CoverageRun, find_targets, measure_coverage
@@ -88,7 +89,8 @@ def _baseline(
         return None
     if run.tests.failures or run.tests.timed_out:
         report.status = "suite_failing"
-        report.error = f"{SUITE_FAILING_HINT}\n{render_test_run(run.tests)}"
+        hint = unimportable_project(run.tests, session.manifest) or SUITE_FAILING_HINT
+        report.error = f"{hint}\n{render_test_run(run.tests)}"
         return None
     report.coverage_before = report.coverage_after = _coverage(run)
     hooks.info(f"baseline: {summary_line(run.tests)}; {_percentages(run)}")

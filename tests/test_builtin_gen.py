@@ -124,13 +124,20 @@ class Generated:
     text: str
 
 
-def _generate(root: Path, files: dict[str, str], module: str) -> Generated:
+def _generate(
+    root: Path, files: dict[str, str], module: str, functions: list[str] | None = None
+) -> Generated:
     repo = root / "repo"
     for name, text in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text, encoding="utf-8")
     test_file = f"tests/test_{module}.py"
-    target = {"path": f"{module}.py", "module": module, "test_file": test_file, "functions": []}
+    target = {
+        "path": f"{module}.py",
+        "module": module,
+        "test_file": test_file,
+        "functions": functions or [],
+    }
     with LocalSandbox(repo) as box:
         agent = Agent(BuiltinGenModel(), default_registry(), ToolContext(box))
         result = agent.run(f"Write tests for {module}.py", task_data={"target": target})

@@ -21,13 +21,12 @@ lines first.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from coder.builtin.gen_calls import Call
 from coder.builtin.gen_probe import Result
 from coder.builtin.gen_targets import Target
-from coder.builtin.gen_values import double_quoted
+from coder.builtin.gen_values import double_quoted, snake_case
 from coder.builtin.literals import is_parsed, parse_literal
 
 MAX_OBSERVED = 3
@@ -91,7 +90,7 @@ def render_bug_test(
         if shown is None:
             return None
         body = _assert(call, shown)
-    name = _unique(_join(f"test_{_snake(target.name)}", "as_its_doctest_says"), taken)
+    name = _unique(_join(f"test_{snake_case(target.name)}", "as_its_doctest_says"), taken)
     taken.add(name)
     source = _xfail_mark(f"possible bug: {why}") + f"def {name}():\n"
     source += "".join(f"{_INDENT}{line}\n" for line in body)
@@ -191,12 +190,12 @@ def _name(target: Target, result: Result) -> str:
     subject = target.name.split(".")[-1]
     if target.owner:
         subject = target.var if target.init else f"{target.var}_{subject}"
-    base = f"test_{_snake(subject)}" + ("_created" if target.init else "")
-    after = [c.callee.split(".")[-1] for c in result.probe.setup[1:]]
+    base = f"test_{snake_case(subject)}" + ("_created" if target.init else "")
+    after = [_SET_UP_WORDS.get(m, m) for c in result.probe.setup[1:] for m in [_method(c)]]
     situation = "_".join(["after", *after]) if after else ""
-    label = _snake(call.label)
+    label = snake_case(call.label)
     if result.kind == "raise":
-        what = f"for_{label}" if label else _snake(result.expect)
+        what = f"for_{label}" if label else snake_case(result.expect)
         return _join(base, "raises", what, situation)
     if result.repr in ("True", "False") and not target.var:
         return _join(base, result.repr.lower(), f"for_{label}" if label else "")
@@ -208,6 +207,13 @@ def _pinned(target: Target) -> str:
     if target.freeze is None:
         return ""
     return "at_a_fixed_time" if target.freeze.clocks else "with_a_fixed_seed"
+
+
+_SET_UP_WORDS = {"__setitem__": "setting_an_item", "__delitem__": "deleting_an_item"}
+
+
+def _method(call: Call) -> str:
+    return call.callee.split(".")[-1]
 
 
 def _join(*parts: str) -> str:
@@ -226,8 +232,3 @@ def _unique(name: str, taken: set[str]) -> str:
 
 def _root(call: Call) -> str:
     return call.callee.split(".")[0]
-
-
-def _snake(text: str) -> str:
-    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text)
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from coder.builtin.gen_calls import (
+    OPERATOR_FORMS,
     Call,
     Param,
     doctest_calls,
@@ -24,7 +25,7 @@ from coder.builtin.gen_calls import (
 )
 from coder.builtin.gen_freeze import Freeze, freeze_for, volatile_sources
 from coder.builtin.gen_module import module_constants
-from coder.builtin.gen_values import describe
+from coder.builtin.gen_values import describe, snake_case
 
 MAX_TARGETS = 15
 MAX_OBSERVERS = 6
@@ -70,15 +71,19 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     constants = module_constants(tree)
     volatile = volatile_sources(tree, module)
     functions = {n.name: n for n in tree.body if isinstance(n, Function)}
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    wanted = names or _public(functions, classes)
-    targets = []
-    for name in wanted[:MAX_TARGETS]:
+    own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    classes = {name: _with_inherited(node, own) for name, node in own.items()}
+    targets, probed = [], 0
+    for name in names or _public(functions, own):
         owner, _, method = name.rpartition(".")
         if owner:
             target = _method_target(name, classes.get(owner), method, constants)
         else:
             target = _function_target(name, functions.get(name), constants)
+        if not target.skip:
+            probed += 1
+            if probed > MAX_TARGETS:
+                target.skip = f"over the {MAX_TARGETS} targets probed per module"
         reaches = volatile.get(method if owner else name, frozenset())
         if owner and owner in volatile:
             reaches |= volatile.get("__init__", frozenset())
@@ -86,6 +91,23 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
         target.volatile = bool(reaches) and target.freeze is None
         targets.append(target)
     return targets
+
+
+def _with_inherited(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> ast.ClassDef:
+    """`cls` with the methods it inherits from classes of the same module added to its
+    body (its own win), so their observers, adders and constructor serve it too."""
+    body, seen, lineage = list(cls.body), {m.name for m in _methods(cls)}, [cls]
+    while lineage:
+        for base in lineage.pop(0).bases:
+            parent = classes.get(base.id) if isinstance(base, ast.Name) else None
+            if parent is None or parent is cls:
+                continue
+            inherited = [m for m in _methods(parent) if m.name not in seen]
+            body += inherited
+            seen |= {m.name for m in inherited}
+            lineage.append(parent)
+    merged = ast.ClassDef(cls.name, cls.bases, cls.keywords, body, cls.decorator_list)
+    return ast.copy_location(merged, cls)
 
 
 def add_site_calls(target: Target, lines: list[str]) -> None:
@@ -141,11 +163,14 @@ def _method_target(
     if cls is None or (node is None and method != "__init__") or _is_exception(cls):
         target.skip = "not a method of a plain class of this module"
         return target
+    if _is_dunder(method) and method != "__init__" and method not in OPERATOR_FORMS:
+        target.skip = "a special method called by syntax the builtin generator does not write"
+        return target
     ctor = _constructor(cls, constants)
     if ctor is None:
         target.skip = f"no input could be derived for {cls.name}()"
         return target
-    target.var = _snake(cls.name)
+    target.var = snake_case(cls.name)
     target.observers = _observers(cls, target.var)
     target.span = (node or cls).lineno, (node or cls).end_lineno or cls.lineno
     if method == "__init__":
@@ -191,7 +216,8 @@ def _fillers(
 ) -> list[Call]:
     """A typical call of the class's adder (`add`, `push`, ...) to fill a fresh instance."""
     for node in _methods(cls):
-        if node is target or node.name.startswith("_") or not _ADDER.match(node.name):
+        adder = _ADDER.match(node.name) or node.name == "__setitem__"
+        if node is target or not adder or (node.name.startswith("_") and not _is_dunder(node.name)):
             continue
         calls = plan_calls(f"{var}.{node.name}", params_of(node, True, constants), False)
         if calls and (calls[0].args or calls[0].kwargs):
@@ -291,5 +317,5 @@ def _wrapped(call: Call, wrap: str) -> Call:
     return Call(**{**call.__dict__, "wrap": wrap}) if wrap else call
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")

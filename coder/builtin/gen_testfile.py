@@ -8,6 +8,7 @@ last import. A new file starts with a docstring saying where its tests came from
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass
 
 from coder.builtin.gen_render import Rendered
@@ -72,14 +73,35 @@ def merged(text: str | None, module: str, style: ImportStyle, tests: list[Render
         names = sorted(set(style.names) | set(wanted), key=lambda n: (n.lower(), n))
         lines[first - 1 : last] = _from_import(module, names).splitlines()
     elif wanted and not style.prefix:
-        lines[style.insert_after : style.insert_after] = [_from_import(module, wanted)]
+        at = style.insert_after
+        code_follows = at < len(lines) and lines[at].strip() and not _is_import_line(lines[at])
+        lines[at:at] = [_from_import(module, wanted), *(["", ""] if code_follows else [])]
     if needed:
-        position = _import_position(lines)
-        first_party = position < len(lines) and lines[position].startswith(
-            (f"from {module.split('.')[0]}", f"import {module.split('.')[0]}")
-        )
-        lines[position:position] = needed if first_party else needed[:-1]
+        _insert_imports(lines, needed)
     return "\n".join(lines).rstrip() + "\n\n\n" + body
+
+
+def _insert_imports(lines: list[str], needed: list[str]) -> None:
+    """Standard-library imports join the file's leading stdlib group (or start one);
+    pytest gets a group of its own after it, as isort would place them."""
+    stdlib = [line for line in needed if line and line != "import pytest"]
+    pytest = ["import pytest"] if "import pytest" in needed else []
+    start, end = _stdlib_group(lines)
+    if start == end:  # no stdlib group: ours open the imports
+        new = stdlib + ([""] if stdlib and pytest else []) + pytest
+        follows = start < len(lines) and bool(lines[start].strip())
+        lines[start:start] = new + ([""] if follows else [])
+        return
+    for line in stdlib:  # in order among the group's plain imports, before its `from`s
+        at = next((n for n in range(start, end) if _sorts_after(lines[n], line)), end)
+        lines[at:at] = [line]
+        end += 1
+    follows = end < len(lines) and bool(lines[end].strip())
+    lines[end:end] = (["", *pytest] + ([""] if follows else [])) if pytest else []
+
+
+def _sorts_after(existing: str, new: str) -> bool:
+    return existing.startswith("from ") or (existing.startswith("import ") and existing > new)
 
 
 def _needed_imports(tests: list[Rendered], style: ImportStyle) -> list[str]:
@@ -91,6 +113,10 @@ def _needed_imports(tests: list[Rendered], style: ImportStyle) -> list[str]:
     return lines + (["import pytest", ""] if pytest else [])
 
 
+def _is_import_line(line: str) -> bool:
+    return line.startswith(("import ", "from "))
+
+
 def _from_import(module: str, names: list[str]) -> str:
     line = f"from {module} import {', '.join(names)}"
     if len(line) <= 100:
@@ -99,20 +125,41 @@ def _from_import(module: str, names: list[str]) -> str:
     return f"from {module} import (\n{inner})"
 
 
-def _import_position(lines: list[str]) -> int:
-    """Before the first import, after any module docstring and `from __future__` lines."""
+def _stdlib_group(lines: list[str]) -> tuple[int, int]:
+    """The 0-based line range of the file's leading standard-library imports; an empty
+    range where the imports start (or would) when they do not begin with one."""
     try:
         tree = ast.parse("\n".join(lines))
     except SyntaxError:
-        return 0
+        return 0, 0
+    start = end = None
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             continue
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            return node.lineno - 1
-        if not _is_docstring(node):
-            return node.lineno - 1
-    return len(lines)
+        if start is None and _is_docstring(node):
+            continue
+        if not _is_stdlib_import(node) or (end is not None and node.lineno != end + 1):
+            break
+        start = node.lineno - 1 if start is None else start
+        end = node.end_lineno or node.lineno
+    if start is not None and end is not None:
+        return start, end
+    first = next((n for n in tree.body if not _is_docstring(n) and not _future(n)), None)
+    at = first.lineno - 1 if first is not None else len(lines)
+    return at, at
+
+
+def _is_stdlib_import(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Import):
+        return all(a.name.split(".")[0] in sys.stdlib_module_names for a in node.names)
+    if isinstance(node, ast.ImportFrom):
+        root = (node.module or "").split(".")[0]
+        return node.level == 0 and root in sys.stdlib_module_names
+    return False
+
+
+def _future(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
 
 
 def _is_docstring(node: ast.stmt) -> bool:

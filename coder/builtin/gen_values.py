@@ -45,6 +45,7 @@ _DICTS = {"dict", "Dict", "Mapping", "MutableMapping"}
 _OPTIONAL = {"Optional"}
 _NAME_GUESSES = [
     (re.compile(r"^(n|i|j|k|count|size|index|number|num|limit|times|width|height|age)$"), "int"),
+    (re.compile(r"^(max|min|num_|n_)|(size|count|limit|length|capacity|timeout|ttl)$"), "int"),
     (re.compile(r"^(x|y|z|value|amount|price|rate|ratio|factor)$"), "float"),
     (re.compile(r"(name|text|word|title|string|label|key|path|prefix|suffix|^s$)"), "str"),
     (re.compile(r"(items|values|numbers|nums|xs|data|elements)$"), "list[int]"),
@@ -190,6 +191,12 @@ def describe(source: str, param: str) -> str:
             return f"{param}_{slug}" if slug and len(slug) <= 16 else f"{param}_text"
         return f"{_count(len(value))}_{param}"
     return param
+
+
+def snake_case(text: str) -> str:
+    """`FIFOCache` -> `fifo_cache`, `addItem` -> `add_item`: for names in tests."""
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", text)
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
 def double_quoted(source: str) -> str:

@@ -73,24 +73,34 @@ def group_targets(
     for target in sorted(targets, key=lambda t: (t.path, t.line)):  # functions in file order
         module = modules.get(target.path)
         if module is None:
-            test_file, exists = test_file_for(target.path, target.module, files)
-            module = modules[target.path] = ModuleTarget(
-                target.path, target.module, test_file, exists
-            )
+            module = modules[target.path] = ModuleTarget(target.path, target.module, "", False)
         module.functions.append(target.qualname)
         module.uncovered_lines[target.qualname] = list(target.uncovered_lines)
         module.uncovered_branches += target.uncovered_branches
+    for module in modules.values():
+        names = {name.split(".")[0] for name in module.functions}
+        module.test_file, module.test_file_exists = test_file_for(
+            module.path, module.module, files, names
+        )
     ranked = sorted(modules.values(), key=lambda m: (-m.missing, m.path))
     return [m for m in ranked if m.functions][:limit]
 
 
-def test_file_for(path: str, module: str, files: Mapping[str, bytes]) -> tuple[str, bool]:
-    """The existing test file for `module` (importing it, or named after it), else a new
+def test_file_for(
+    path: str, module: str, files: Mapping[str, bytes], names: Iterable[str] = ()
+) -> tuple[str, bool]:
+    """The existing test file for `module` (named after it, or importing it; for a
+    package, using the most of `names`, the functions and classes to test), else a new
     `test_<name>.py` where the project keeps its tests; and whether it exists."""
     tests = sorted(p for p in files if is_test_module(p))
     stem = module.rsplit(".", 1)[-1]
     named = [p for p in tests if PurePosixPath(p).name in (f"test_{stem}.py", f"{stem}_test.py")]
     importing = [p for p in tests if _imports(files[p], module)]
+    wanted = set(names)
+    if wanted and path.endswith("__init__.py"):  # every test imports a package: the one
+        # that uses the functions and classes to test is its test file, if any is
+        uses = {p: _mentions(files[p], wanted) for p in importing}
+        importing = sorted((p for p in importing if uses[p]), key=lambda p: -uses[p])
     existing = [p for p in named if p in importing] + importing + named
     if existing:
         return existing[0], True
@@ -100,6 +110,12 @@ def test_file_for(path: str, module: str, files: Mapping[str, bytes]) -> tuple[s
     if new in files:  # the test file of another module with the same short name
         new = (folder / f"test_{module.replace('.', '_')}.py").as_posix()
     return new, False
+
+
+def _mentions(data: bytes, names: set[str]) -> int:
+    """How many of `names` the file's text uses as words."""
+    words = set(re.findall(r"\w+", data.decode("utf-8", errors="replace")))
+    return len(names & words)
 
 
 def _imports(data: bytes, module: str) -> bool:

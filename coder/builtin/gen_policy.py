@@ -209,7 +209,7 @@ def _nothing_kept(target: Target, suspect: bool) -> str:
     if suspect:
         return "looks like a bug (see below); not pinned by a test"
     if target.volatile:
-        return "reads the clock or a random source no test can pin; its results are not asserted"
+        return "reads the clock, chance or the environment in a way no test can pin"
     return "no deterministic result worth asserting"
 
 

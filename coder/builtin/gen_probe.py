@@ -21,7 +21,7 @@ CALL_TIMEOUT_S = 2.0
 RUN_MARK = "@@probe-run "
 RECORD_MARK = "@@probe "
 _SCRIPT = Path(__file__).with_name("gen_probe_script.py")
-_STABLE_KEYS = ("kind", "type", "repr", "expect", "expect_from", "after", "before")
+_STABLE_KEYS = ("kind", "type", "repr", "expect", "expect_from", "after", "before", "stdout")
 
 
 @dataclass
@@ -41,6 +41,8 @@ class Result:
     expect_from: str | None = None
     before: list[list[Any]] = field(default_factory=list)
     after: list[list[Any]] = field(default_factory=list)
+    stdout: str = ""
+    """What the call printed."""
     lines: frozenset[int] = frozenset()
 
 
@@ -136,5 +138,6 @@ def _result(probe: Probe, record: dict[str, Any]) -> Result:
         expect_from=record.get("expect_from"),
         before=list(record.get("before") or []),
         after=list(record.get("after") or []),
+        stdout=str(record.get("stdout") or ""),
         lines=frozenset(record.get("lines") or ()),
     )

@@ -3,7 +3,7 @@
 It runs inside the sandbox, standalone (the standard library only): the builtin
 generator sends its source through run_shell with a JSON spec as its argument, and reads
 one JSON line per call after the `@@probe ` marker: {id, kind: return|raise|timeout|
-setup_error, repr, type, literal_ok, float, expect, before, after, lines}.
+setup_error, repr, type, literal_ok, float, expect, before, after, stdout, lines}.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -71,10 +72,12 @@ def _call(
     namespace: dict[str, Any], call: dict[str, Any], module: ModuleType, tracer: _LineTracer | None
 ) -> Any:
     """The call itself: its value (and the observers after it) or its exception."""
+    printed = io.StringIO()
     if tracer is not None:
         tracer.start()
     try:
-        value = eval(call["expr"], namespace)
+        with contextlib.redirect_stdout(printed):
+            value = eval(call["expr"], namespace)
     except Exception as exc:
         return {**_exception(exc, module), "kind": "raise"}
     finally:
@@ -84,6 +87,7 @@ def _call(
         namespace[call["bind"]] = value
     found = _describe(value, module)
     found["after"] = _observe(namespace, call["observe"], module)
+    found["stdout"] = printed.getvalue()[: MAX_REPR + 1]
     return {**found, "kind": "return"}
 
 
@@ -170,9 +174,14 @@ def _lines(tracer: _LineTracer, span: list[int] | None) -> list[int]:
 
 @contextlib.contextmanager
 def _frozen(freeze: dict[str, Any] | None) -> Iterator[None]:
-    """What the test will do first: clocks patched to constants, `random` seeded."""
+    """What the test will do first: variables unset, clocks patched to constants,
+    `random` seeded."""
     undo = []
+    removed = {}
     try:
+        for name in (freeze or {}).get("unset", []):
+            if name in os.environ:
+                removed[name] = os.environ.pop(name)
         for where, value in (freeze or {}).get("clocks", []):
             owner_name, _, attr = where.rpartition(".")
             owner = _resolve(owner_name)
@@ -187,6 +196,7 @@ def _frozen(freeze: dict[str, Any] | None) -> Iterator[None]:
     finally:
         for owner, attr, old in reversed(undo):
             setattr(owner, attr, old)
+        os.environ.update(removed)
 
 
 def _resolve(dotted: str) -> Any:

@@ -30,6 +30,8 @@ from coder.builtin.gen_values import double_quoted, snake_case
 from coder.builtin.literals import is_parsed, parse_literal
 
 MAX_OBSERVED = 3
+MAX_PRINTED = 200
+"""Longer output than this is not asserted whole."""
 MAX_NAME = 72
 _INDENT = "    "
 
@@ -55,8 +57,9 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
     name = _unique(_name(target, result), taken)
     taken.add(name)
     freeze = target.freeze
-    fixtures = "monkeypatch" if freeze and freeze.clocks else ""
     body = [*(freeze.lines() if freeze else []), *body]
+    used = "\n".join(body)
+    fixtures = ", ".join(f for f in ("monkeypatch", "capsys") if f"{f}." in used)
     source = f"def {name}({fixtures}):\n" + "".join(f"{_INDENT}{line}\n" for line in body)
     names = {_root(c) for c in (*result.probe.setup, result.probe.call) if c.qualified}
     if result.kind == "raise" and result.expect_from:
@@ -127,9 +130,12 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
         observed = _observed(result.after, [])
         return [f"{target.var} = {call}", *observed] if observed else None
     expected = _expected(result, prefix)
-    useful_return = expected is not None and not (target.var and result.repr == "None")
-    if useful_return and expected is not None:
+    nothing = result.repr == "None" and bool(target.var or target.procedure)
+    if expected is not None and not nothing:
         return [*setup, *_assert(call, expected)]
+    if result.repr == "None" and result.stdout and len(result.stdout) <= MAX_PRINTED:
+        printed = double_quoted(repr(result.stdout))
+        return [*setup, call, f"assert capsys.readouterr().out == {printed}"]
     observed = _observed(result.after, result.before) if target.var else []
     return [*setup, call, *observed] if observed else None
 
@@ -204,9 +210,12 @@ def _name(target: Target, result: Result) -> str:
 
 def _pinned(target: Target) -> str:
     """For a call with no arguments: what its test pins, so the name says something."""
-    if target.freeze is None:
+    freeze = target.freeze
+    if freeze is None:
         return ""
-    return "at_a_fixed_time" if target.freeze.clocks else "with_a_fixed_seed"
+    if freeze.clocks:
+        return "at_a_fixed_time"
+    return "with_a_fixed_seed" if freeze.seed else "with_env_unset"
 
 
 _SET_UP_WORDS = {"__setitem__": "setting_an_item", "__delitem__": "deleting_an_item"}

@@ -62,6 +62,8 @@ class Target:
     """It reads a clock or random source no test can pin: only its errors can be asserted."""
     freeze: Freeze | None = None
     """How its tests pin the clocks and the random source it reads."""
+    procedure: bool = False
+    """It returns nothing (no `return value`): its None is not worth asserting."""
 
 
 def find_targets(source: str, names: list[str], module: str = "") -> list[Target]:
@@ -143,6 +145,7 @@ def _function_target(name: str, node: Function | None, constants: dict[str, obje
         target.skip = "not a plain function of this module"
         return target
     target.span = (node.lineno, node.end_lineno or node.lineno)
+    target.procedure = _is_procedure(node)
     params = params_of(node, False, constants)
     target.params = [param.name for param in params]
     calls = doctest_calls(node, name, name, target.params)
@@ -307,6 +310,11 @@ def _is_exception(cls: ast.ClassDef) -> bool:
     return any(
         re.search(r"(Error|Exception|Warning|ABC|Protocol)$", ast.unparse(b)) for b in cls.bases
     )
+
+
+def _is_procedure(node: Function) -> bool:
+    returns = [n for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+    return not returns and not _is_generator(node)
 
 
 def _is_generator(node: Function) -> bool:

@@ -29,6 +29,8 @@ class ImportStyle:
     """The line after which a new import goes (the last top-level import, or 0)."""
     imported: frozenset[str] = frozenset()
     """Modules the file imports whole (`import pytest`, `import random`)."""
+    bound: frozenset[str] = frozenset()
+    """Names other imports bind (`from pkg import colored`): not imported again."""
 
 
 def import_style(text: str, module: str) -> ImportStyle:
@@ -37,7 +39,7 @@ def import_style(text: str, module: str) -> ImportStyle:
         tree = ast.parse(text)
     except SyntaxError:
         return ImportStyle()
-    last, imported, prefix = 0, set(), ""
+    last, imported, bound, prefix = 0, set(), set(), ""
     found: tuple[tuple[int, int], tuple[str, ...]] | None = None
     for node in tree.body:
         if isinstance(node, ast.Import):
@@ -52,15 +54,19 @@ def import_style(text: str, module: str) -> ImportStyle:
             if node.module == module and node.level == 0 and simple and found is None:
                 names = tuple(alias.name for alias in node.names)
                 found = ((node.lineno, node.end_lineno or node.lineno), names)
+            else:
+                bound |= {alias.asname or alias.name for alias in node.names}
     if found is None and not prefix and tree.body and _is_docstring(tree.body[0]):
         last = last or tree.body[0].end_lineno or 1
     lines, names = found or (None, ())
-    return ImportStyle(prefix if not found else "", lines, names, last, frozenset(imported))
+    return ImportStyle(
+        prefix if not found else "", lines, names, last, frozenset(imported), frozenset(bound)
+    )
 
 
 def merged(text: str | None, module: str, style: ImportStyle, tests: list[Rendered]) -> str:
     """The test file with `tests` appended and their imports added."""
-    wanted = sorted({name for test in tests for name in test.names})
+    wanted = sorted({name for test in tests for name in test.names} - style.bound)
     needed = _needed_imports(tests, style)
     body = "\n\n".join(test.source for test in tests)
     if text is None or not text.strip():

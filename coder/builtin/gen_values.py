@@ -208,7 +208,7 @@ def double_quoted(source: str) -> str:
     out: list[tokenize.TokenInfo] = []
     for token in tokens:
         text = token.string
-        if token.type == tokenize.STRING and re.fullmatch(r"[bB]?'[^'\"\\]*'", text):
+        if token.type == tokenize.STRING and re.fullmatch(r"[bB]?'(?:[^'\"\\]|\\[^'\"])*'", text):
             text = text.replace("'", '"')
         out.append(token._replace(string=text))  # same length: positions still hold
     return str(tokenize.untokenize(out)) if out else source

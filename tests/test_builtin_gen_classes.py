@@ -115,3 +115,12 @@ def test_new_imports_take_their_isort_places() -> None:
     assert text.startswith(
         "import random\nimport unittest\nfrom pathlib import Path\n\nimport pytest\n\nimport calc\n"
     )
+
+
+def test_public_functions_are_probed_before_private_helpers() -> None:
+    source = "".join(f"def _helper{n}(x: int) -> int:\n    return x\n\n\n" for n in range(20))
+    source += "def api(x: int) -> int:\n    return _helper0(x)\n"
+    names = [f"_helper{n}" for n in range(20)] + ["api"]
+    targets = find_targets(source, names, "m")
+    assert targets[0].name == "api" and not targets[0].skip
+    assert targets[-1].skip == "over the 15 targets probed per module"

@@ -40,6 +40,7 @@ PROJECT = {
     "tests/test_shapes.py": "from pkg.shapes import area\n\n\n"
     "def test_area():\n    assert area(2, 3) == 6\n",
     "test_top.py": "def test_nothing():\n    pass\n",
+    "test/helpers.py": "def shared():\n    return 1\n",  # test support: not measured
 }
 
 

@@ -24,7 +24,7 @@ from tools.testrun import TestRun, collect_test_run, exec_pytest
 DATA_FILE = ".coder/.coverage"
 JSON_PATH = ".coder/coverage.json"
 OMIT = (
-    "tests/*,*/tests/*,test_*.py,*/test_*.py,*_test.py,*/*_test.py,"
+    "tests/*,*/tests/*,test/*,*/test/*,test_*.py,*/test_*.py,*_test.py,*/*_test.py,"
     "conftest.py,*/conftest.py,.coder/*"
 )
 NOT_INSTALLED = (

@@ -23,8 +23,9 @@ from coder.builtin.gen_engine import BuiltinGenModel
 from coder.builtin.gen_probe import RECORD_MARK, RUN_MARK, Result, parse_probe_output
 from coder.builtin.gen_render import Rendered
 from coder.builtin.gen_select import choose
-from coder.builtin.gen_targets import Probe, Target, add_site_calls, find_targets
+from coder.builtin.gen_targets import add_site_calls, find_targets
 from coder.builtin.gen_testfile import import_style, merged
+from coder.builtin.gen_types import Probe, Target
 from sandbox.local import LocalSandbox
 from tools.base import ToolContext
 from tools.registry import default_registry

@@ -20,8 +20,9 @@ from coder.builtin.gather import read_files
 from coder.builtin.gen_probe import Result, parse_probe_output, probe_command
 from coder.builtin.gen_render import Rendered, render_bug_test, render_test
 from coder.builtin.gen_select import apart_from, choose, possible_bugs
-from coder.builtin.gen_targets import Target, add_site_calls, find_targets
+from coder.builtin.gen_targets import add_site_calls, find_targets
 from coder.builtin.gen_testfile import import_style, merged, test_names
+from coder.builtin.gen_types import Target
 from tools.testrun import TestRun
 
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$)")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coder.builtin.gen_targets import Probe, Target
+from coder.builtin.gen_types import Probe, Target
 
 CALL_TIMEOUT_S = 2.0
 RUN_MARK = "@@probe-run "

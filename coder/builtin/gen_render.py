@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from coder.builtin.gen_calls import Call
 from coder.builtin.gen_probe import Result
-from coder.builtin.gen_targets import Target
+from coder.builtin.gen_types import Target
 from coder.builtin.gen_values import double_quoted, snake_case
 from coder.builtin.literals import is_parsed, parse_literal
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 
 from coder.builtin.gen_probe import Result
-from coder.builtin.gen_targets import Target
+from coder.builtin.gen_types import Target
 
 MAX_TESTS = 6
 """Tests kept per target."""

@@ -159,6 +159,12 @@ def clock(tmp_path_factory: pytest.TempPathFactory) -> Generated:
     return _generate(tmp_path_factory.mktemp("clock"), files, "clock")
 
 
+def _run_pytest(repo: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """pytest over the repository in a fresh process, as a user would run it."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    return subprocess.run(command, cwd=repo, capture_output=True, text=True, env=env)
+
+
 def _test(text: str, name: str, fixtures: str = "") -> str:
     """The source of the test function `name` in `text`."""
     start = text.index(f"def {name}({fixtures}):")
@@ -279,12 +285,7 @@ def test_a_clock_imported_by_name_is_frozen_where_the_module_holds_it(tmp_path: 
         "    assert stopwatch.elapsed() == pytest.approx(0.0)"
     )
     assert "    random.seed(1234)\n    assert pick([" in generated.text
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=generated.repo,
-        capture_output=True,
-        text=True,
-    )
+    done = _run_pytest(generated.repo)
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout
 
 

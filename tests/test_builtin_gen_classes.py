@@ -7,8 +7,6 @@ the pieces: where tests go, and how their imports are placed.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from coder.builtin.gen_render import Rendered
@@ -16,7 +14,7 @@ from coder.builtin.gen_targets import find_targets
 from coder.builtin.gen_testfile import import_style, merged
 from coder.builtin.gen_values import snake_case
 from coder.workflows import gen_targets  # its test_file_for must not be collected
-from tests.test_builtin_gen import _generate, _test
+from tests.test_builtin_gen import _generate, _run_pytest, _test
 
 STORE = """\
 class Store:
@@ -67,12 +65,7 @@ def test_special_methods_are_called_by_their_syntax(tmp_path: Path) -> None:
     assert '    assert ("abc" in store) is False' in generated.text
     assert "__getitem__" not in generated.text and "__contains__" not in generated.text
     assert "- Store.__copy__: skipped (a special method called by syntax" in generated.summary
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=generated.repo,
-        capture_output=True,
-        text=True,
-    )
+    done = _run_pytest(generated.repo)
     assert done.returncode == 0, done.stdout
 
 

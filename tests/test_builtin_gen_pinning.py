@@ -7,12 +7,10 @@ a shell that sets those variables."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from coder.builtin.gen_freeze import OTHER, volatile_sources
-from tests.test_builtin_gen import _generate, _test
+from tests.test_builtin_gen import _generate, _run_pytest, _test
 
 COLOUR = """\
 import os
@@ -58,13 +56,7 @@ def test_variables_read_by_name_are_unset_and_printing_is_checked(tmp_path: Path
         generated.summary
     )
     shell = {**os.environ, "NO_COLOR": "", "FORCE_COLOR": "1", "TERM": "xterm"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=generated.repo,
-        capture_output=True,
-        text=True,
-        env=shell,
-    )
+    done = _run_pytest(generated.repo, env=shell)
     assert done.returncode == 0, done.stdout
 
 

@@ -87,6 +87,8 @@ class Param:
     values: tuple[Value, ...]
     has_default: bool
     keyword_only: bool = False
+    default: str | None = None
+    """The default's source, when it is a literal."""
 
 
 def params_of(node: ast.FunctionDef, method: bool, constants: dict[str, object]) -> list[Param]:
@@ -103,7 +105,9 @@ def params_of(node: ast.FunctionDef, method: bool, constants: dict[str, object])
     found = []
     for arg, default, keyword_only in pairs:
         values = _values(arg, literals.get(arg.arg, []), default is not None)
-        found.append(Param(arg.arg, tuple(values), default is not None, keyword_only))
+        literal = default is not None and is_parsed(node_value(default))
+        shown = _literal_source(default) if literal and default is not None else None
+        found.append(Param(arg.arg, tuple(values), default is not None, keyword_only, shown))
     return found
 
 

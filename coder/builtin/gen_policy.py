@@ -20,6 +20,7 @@ from coder.builtin.gather import read_files
 from coder.builtin.gen_probe import Result, parse_probe_output, probe_command
 from coder.builtin.gen_render import Rendered, render_bug_test, render_test
 from coder.builtin.gen_select import apart_from, choose, possible_bugs
+from coder.builtin.gen_table import tabulated
 from coder.builtin.gen_targets import add_site_calls, find_targets
 from coder.builtin.gen_testfile import import_style, merged, test_names
 from coder.builtin.gen_types import Target
@@ -149,8 +150,9 @@ class GenPolicy:
                 and render_test(target, result, prefix, set()) is not None
             ),
         )
-        rendered = [render_test(target, result, prefix, taken) for result in chosen]
-        kept = [test for test in rendered if test is not None]
+        tables, single = tabulated(target, chosen, prefix, taken)
+        rendered = [render_test(target, result, prefix, taken) for result in single]
+        kept = tables + [test for test in rendered if test is not None]
         kept += [test for test in marked if test is not None]
         if not kept:
             self.outcome.skipped[target.name] = _nothing_kept(target, bool(bugs))

@@ -129,7 +129,7 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
     if target.init:
         observed = _observed(result.after, [])
         return [f"{target.var} = {call}", *observed] if observed else None
-    expected = _expected(result, prefix)
+    expected = expected_check(result, prefix)
     nothing = result.repr == "None" and bool(target.var or target.procedure)
     if expected is not None and not nothing:
         return [*setup, *_assert(call, expected)]
@@ -148,7 +148,8 @@ def _setup(target: Target, result: Result, prefix: str) -> list[str]:
     return lines
 
 
-def _expected(result: Result, prefix: str) -> str | None:
+def expected_check(result: Result, prefix: str) -> str | None:
+    """`== 6`, `== pytest.approx(2.5)`, `is True`: how a test checks a returned value."""
     text = double_quoted(result.repr)
     if text in ("True", "False", "None"):
         return f"is {text}"

@@ -92,6 +92,7 @@ def _function_target(name: str, node: Function | None, constants: dict[str, obje
     target.procedure = is_procedure(node)
     params = params_of(node, False, constants)
     target.params = [param.name for param in params]
+    target.defaults = {p.name: p.default for p in params if p.default is not None}
     calls = doctest_calls(node, name, name, target.params)
     calls += plan_calls(name, params)
     wrap = "list" if is_generator(node) else ""

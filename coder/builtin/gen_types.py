@@ -33,6 +33,8 @@ class Target:
     probes: list[Probe] = field(default_factory=list)
     observers: list[str] = field(default_factory=list)
     params: list[str] = field(default_factory=list)
+    defaults: dict[str, str] = field(default_factory=dict)
+    """Parameter -> its default's source, for the literal defaults."""
     skip: str = ""
     volatile: bool = False
     """It reads a clock or random source no test can pin: only its errors can be asserted."""

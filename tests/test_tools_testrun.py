@@ -48,6 +48,14 @@ def test_selecting_a_node_id(sample_sandbox: LocalSandbox) -> None:
     assert (run.passed, run.failed, run.errors) == (0, 1, 0)
 
 
+def test_a_plugin_removed_by_a_command_is_put_back(sample_sandbox: LocalSandbox) -> None:
+    first = run_pytest(sample_sandbox, None, timeout=60)
+    sample_sandbox.exec("rm -rf .coder/pytest_plugin")
+    again = run_pytest(sample_sandbox, None, timeout=60)
+    assert first.report_found and again.report_found
+    assert (again.passed, again.failed) == (first.passed, first.failed)
+
+
 def test_render_for_the_model(sample_sandbox: LocalSandbox) -> None:
     text = render_test_run(run_pytest(sample_sandbox, None, timeout=60))
     assert text.splitlines()[0].startswith("1 passed, 2 failed, 1 error in ")

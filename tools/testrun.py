@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import weakref
 from importlib import resources
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
 from sandbox import ExecResult, Sandbox, SandboxError
+
+_PLUGGED: weakref.WeakSet[Sandbox] = weakref.WeakSet()
+"""Sandboxes the plugin was written into by this process."""
 
 PLUGIN_NAME = "coder_pytest_report"
 PLUGIN_DIR = ".coder/pytest_plugin"
@@ -138,12 +142,19 @@ def exec_pytest(
     exits with pytest's status. Read the result with `collect_test_run`.
     """
     script = _script(tests, runner, epilogue)
+    if sandbox not in _PLUGGED:  # a new sandbox has no plugin: spare the failing exec
+        _install_plugin(sandbox)
     result = sandbox.exec(script, timeout=timeout)
-    if result.exit_code == _NO_PLUGIN and not result.stdout.strip():
-        source = resources.files("tools").joinpath("pytest_plugin", f"{PLUGIN_NAME}.py")
-        sandbox.write(PLUGIN_FILE, source.read_bytes())
+    if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
+        _install_plugin(sandbox)
         result = sandbox.exec(script, timeout=timeout)
     return result
+
+
+def _install_plugin(sandbox: Sandbox) -> None:
+    source = resources.files("tools").joinpath("pytest_plugin", f"{PLUGIN_NAME}.py")
+    sandbox.write(PLUGIN_FILE, source.read_bytes())
+    _PLUGGED.add(sandbox)
 
 
 def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> TestRun:

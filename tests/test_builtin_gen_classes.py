@@ -44,7 +44,13 @@ class LRUStore(Store):
     def oldest(self):
         return next(iter(self._data))
 """
-TARGETS = ["LRUStore.oldest", "Store.__getitem__", "Store.__contains__", "Store.__copy__"]
+TARGETS = [
+    "LRUStore.oldest",
+    "Store.__getitem__",
+    "Store.__contains__",
+    "Store.__setitem__",
+    "Store.__copy__",
+]
 
 
 def test_special_methods_are_called_by_their_syntax(tmp_path: Path) -> None:
@@ -63,7 +69,13 @@ def test_special_methods_are_called_by_their_syntax(tmp_path: Path) -> None:
         '    assert store["abc"] == pytest.approx(2.5)'
     )
     assert '    assert ("abc" in store) is False' in generated.text
-    assert "__getitem__" not in generated.text and "__contains__" not in generated.text
+    assert _test(generated.text, "test_store_setitem_with_typical_input") == (
+        "def test_store_setitem_with_typical_input():\n"
+        "    store = Store(3)\n"
+        '    store["abc"] = 2.5\n'
+        "    assert len(store) == 1"
+    )
+    assert "__getitem__" not in generated.text and "__setitem__" not in generated.text
     assert "- Store.__copy__: skipped (a special method called by syntax" in generated.summary
     done = _run_pytest(generated.repo)
     assert done.returncode == 0, done.stdout

@@ -10,6 +10,7 @@ import re
 
 from coder.builtin.gen_calls import (
     OPERATOR_FORMS,
+    STATEMENT_FORMS,
     Call,
     Param,
     doctest_calls,
@@ -50,7 +51,8 @@ def method_target(
     if cls is None or (node is None and method != "__init__") or _is_exception(cls):
         target.skip = "not a method of a plain class of this module"
         return target
-    if is_dunder(method) and method != "__init__" and method not in OPERATOR_FORMS:
+    spelled = method in OPERATOR_FORMS or method in STATEMENT_FORMS
+    if is_dunder(method) and method != "__init__" and not spelled:
         target.skip = "a special method called by syntax the builtin generator does not write"
         return target
     ctor = _constructor(cls, constants)

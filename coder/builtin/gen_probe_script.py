@@ -77,7 +77,7 @@ def _call(
         tracer.start()
     try:
         with contextlib.redirect_stdout(printed):
-            value = eval(call["expr"], namespace)
+            value = _run(call["expr"], namespace)
     except Exception as exc:
         return {**_exception(exc, module), "kind": "raise"}
     finally:
@@ -89,6 +89,16 @@ def _call(
     found["after"] = _observe(namespace, call["observe"], module)
     found["stdout"] = printed.getvalue()[: MAX_REPR + 1]
     return {**found, "kind": "return"}
+
+
+def _run(source: str, namespace: dict[str, Any]) -> Any:
+    """An expression's value; a statement (`cache["a"] = 1`) runs and gives None."""
+    try:
+        code = compile(source, "<probe>", "eval")
+    except SyntaxError:
+        exec(compile(source, "<probe>", "exec"), namespace)
+        return None
+    return eval(code, namespace)
 
 
 def _describe(value: object, module: ModuleType) -> dict[str, Any]:

@@ -129,3 +129,8 @@ def test_public_functions_are_probed_before_private_helpers() -> None:
     targets = find_targets(source, names, "m")
     assert targets[0].name == "api" and not targets[0].skip
     assert targets[-1].skip == "over the 15 targets probed per module"
+
+
+def test_special_methods_come_after_the_public_api() -> None:
+    targets = find_targets(STORE, ["Store.__contains__", "LRUStore.oldest"], "store")
+    assert [t.name for t in targets] == ["LRUStore.oldest", "Store.__contains__"]

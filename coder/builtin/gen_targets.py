@@ -17,7 +17,15 @@ from coder.builtin.gen_calls import doctest_calls, params_of, plan_calls, site_c
 from coder.builtin.gen_classes import method_target, methods, with_inherited
 from coder.builtin.gen_freeze import freeze_for, volatile_sources
 from coder.builtin.gen_module import module_constants
-from coder.builtin.gen_types import Function, Probe, Target, is_generator, is_procedure, wrapped
+from coder.builtin.gen_types import (
+    Function,
+    Probe,
+    Target,
+    is_dunder,
+    is_generator,
+    is_procedure,
+    wrapped,
+)
 from coder.builtin.gen_values import describe
 
 MAX_TARGETS = 15
@@ -36,7 +44,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     classes = {name: with_inherited(node, own) for name, node in own.items()}
     targets, probed = [], 0
     # Public names first: the 15 probed go to the API, whose calls reach the helpers too.
-    ordered = sorted(names or _public(functions, own), key=lambda n: n.startswith("_"))
+    ordered = sorted(names or _public(functions, own), key=_priority)
     for name in ordered:
         owner, _, method = name.rpartition(".")
         if owner:
@@ -54,6 +62,14 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
         target.volatile = bool(reaches) and target.freeze is None
         targets.append(target)
     return targets
+
+
+def _priority(name: str) -> int:
+    """0 for the public API, 1 for special methods (`Cart.__len__`), 2 for helpers."""
+    parts = name.split(".")
+    if any(p.startswith("_") and not is_dunder(p) for p in parts):
+        return 2
+    return 1 if is_dunder(parts[-1]) else 0
 
 
 def add_site_calls(target: Target, lines: list[str]) -> None:

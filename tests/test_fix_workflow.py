@@ -555,3 +555,28 @@ def test_a_group_fixed_by_an_earlier_repair_counts_as_repaired(
         "tests/test_b.py::test_b": "repaired",
     }
     assert report["changed_files"] == ["tests/expected.py"]
+
+
+def test_a_repair_of_another_test_file_is_not_credited_with_a_lucky_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # test_b fails twice (baseline and its rerun), then passes: luck, as far as coder can
+    # tell. test_a's repair touches only test_a.py, which test_b never imports.
+    counter = (
+        "from pathlib import Path\n\n\ndef test_b():\n"
+        "    state = Path(__file__).with_name('runs.txt')\n"
+        "    count = int(state.read_text()) if state.exists() else 0\n"
+        "    state.write_text(str(count + 1))\n"
+        "    assert count >= 2\n"
+    )
+    repo = _repo(
+        tmp_path,
+        {"tests/test_a.py": "def test_a():\n    assert 1 + 1 == 3\n", "tests/test_b.py": counter},
+    )
+    fix_a = [_edit("tests/test_a.py", "== 3", "== 2"), _call("finish", summary="1 + 1 is 2")]
+    nothing = [_call("finish", summary="test_b passes now; I changed nothing")]
+    groups = {"tests/test_a.py": fix_a, "tests/test_b.py": nothing}
+    code, report = _fix_json(repo, _script(tmp_path, {"groups": groups}), capsys)
+    summaries = {t["nodeid"]: t.get("reason", "") for t in report["tests"]}
+    assert "passes with the repair of" not in summaries.get("tests/test_b.py::test_b", "")
+    assert report["changed_files"] == ["tests/test_a.py"]

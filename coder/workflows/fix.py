@@ -16,8 +16,9 @@ from coder.sandboxes import open_sandbox
 from coder.workflows.fix_baseline import Baseline, Group, take_baseline
 from coder.workflows.fix_deliver import deliver
 from coder.workflows.fix_final import final_check, sync
-from coder.workflows.fix_group import GroupOutcome, repair_group
+from coder.workflows.fix_group import VERIFY_RUNS, GroupOutcome, repair_group
 from coder.workflows.fix_options import FixOptions
+from coder.workflows.gen_targets import is_test_module
 from coder.workflows.import_hint import unimportable_project
 from coder.workflows.session import RunHooks, Session, fix_model
 from sandbox import Sandbox
@@ -108,11 +109,15 @@ def _repair_all(
 def _already_repaired(
     session: Session, shared: Sandbox | None, group: Group, done: list[GroupOutcome]
 ) -> GroupOutcome | None:
-    """A group whose failures an earlier repair (say of a shared helper) already fixed."""
-    earlier = [o for o in done if o.repaired and o.changes]
+    """A group whose failures an earlier repair (say of a shared helper) already fixed.
+    Only a change outside test modules can reach another file's tests: one test file
+    does not import another, so a group passing after such a change alone was lucky."""
+    earlier = [o for o in done if o.repaired and any(not is_test_module(p) for p in o.changes)]
     if shared is None or not earlier:
         return None
-    run = run_pytest(shared, [group.file], timeout=session.settings.test_timeout)
+    # As strict as a repair's verification: a flaky test passing once by luck is no fix.
+    repeated = [group.file] * VERIFY_RUNS + ["--keep-duplicates"]
+    run = run_pytest(shared, repeated, timeout=session.settings.test_timeout * VERIFY_RUNS)
     if run.failures or run.timed_out or not run.report_found:
         return None
     files = ", ".join(sorted({path for o in earlier for path in o.changes}))

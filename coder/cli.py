@@ -65,19 +65,7 @@ def run(
     from coder.commands import run_command
 
     repo = _existing_repo(repo)
-    settings, approve = opt.settings_and_approver(
-        repo,
-        model=model,
-        base_url=base_url,
-        tool_protocol=tool_protocol,
-        sandbox=sandbox,
-        image=image,
-        setup=setup,
-        setup_network=setup_network,
-        network=network,
-        max_turns=max_turns,
-        confirm=confirm,
-    )
+    settings, approve = opt.settings_and_approver(repo, locals())
     code = run_command(
         settings,
         repo,

@@ -15,6 +15,28 @@ RepoArgument = Annotated[
 ]
 
 
+Tests = Annotated[
+    list[str] | None,
+    typer.Option("--tests", metavar="PATH", help="Only these test paths or node ids (repeatable)."),
+]
+AllowSrc = Annotated[
+    bool, typer.Option("--allow-src", help="Let the agent edit source files, not only tests.")
+]
+Branch = Annotated[
+    str | None,
+    typer.Option(
+        "--branch", metavar="NAME", help="Commit the repairs on this new branch; files untouched."
+    ),
+]
+Jobs = Annotated[
+    int, typer.Option("--jobs", metavar="N", min=1, help="Repair this many test files at once.")
+]
+Junit = Annotated[
+    Path | None,
+    typer.Option("--junit", metavar="FILE", help="Write the results after the fix as JUnit XML."),
+]
+
+
 def fix(
     repo: RepoArgument = Path("."),
     model: opt.Model = None,
@@ -24,35 +46,14 @@ def fix(
     image: opt.Image = None,
     setup: opt.Setup = None,
     setup_network: opt.SetupNetwork = False,
-    tests: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--tests", metavar="PATH", help="Only these test paths or node ids (repeatable)."
-        ),
-    ] = None,
-    allow_src: Annotated[
-        bool, typer.Option("--allow-src", help="Let the agent edit source files, not only tests.")
-    ] = False,
+    tests: Tests = None,
+    allow_src: AllowSrc = False,
     dry_run: opt.DryRun = False,
-    branch: Annotated[
-        str | None,
-        typer.Option(
-            "--branch",
-            metavar="NAME",
-            help="Commit the repairs on this new branch; files untouched.",
-        ),
-    ] = None,
-    jobs: Annotated[
-        int, typer.Option("--jobs", metavar="N", min=1, help="Repair this many test files at once.")
-    ] = 1,
+    branch: Branch = None,
+    jobs: Jobs = 1,
     max_turns: opt.MaxTurns = None,
     confirm: opt.Confirm = False,
-    junit: Annotated[
-        Path | None,
-        typer.Option(
-            "--junit", metavar="FILE", help="Write the results after the fix as JUnit XML."
-        ),
-    ] = None,
+    junit: Junit = None,
     json_output: opt.Json = False,
     verbose: opt.Verbose = False,
 ) -> None:
@@ -67,18 +68,7 @@ def fix(
 
     repo = existing_repo(repo)
     opt.check_delivery(dry_run, branch)
-    settings, approve = opt.settings_and_approver(
-        repo,
-        model=model,
-        base_url=base_url,
-        tool_protocol=tool_protocol,
-        sandbox=sandbox,
-        image=image,
-        setup=setup,
-        setup_network=setup_network,
-        max_turns=max_turns,
-        confirm=confirm,
-    )
+    settings, approve = opt.settings_and_approver(repo, locals())
     options = FixOptions(
         tests=tests or None,
         allow_src=allow_src,

@@ -16,49 +16,56 @@ RepoArgument = Annotated[
 ]
 
 
+Target = Annotated[
+    list[str] | None,
+    typer.Option("--target", metavar="PATH", help="Only this source file or folder (repeatable)."),
+]
+CoverageGoal = Annotated[
+    float | None,
+    typer.Option(
+        "--coverage-goal",
+        metavar="PCT",
+        min=0,
+        max=100,
+        help="Stop once line coverage reaches PCT.",
+    ),
+]
+Reruns = Annotated[
+    int, typer.Option("--reruns", metavar="N", min=1, help="Runs a new test must pass, each fresh.")
+]
+ChangedSince = Annotated[
+    str | None,
+    typer.Option("--changed-since", metavar="REF", help="Only modules changed since this git ref."),
+]
+MaxTargets = Annotated[
+    int,
+    typer.Option("--max-targets", metavar="N", min=1, help="Write tests for at most N modules."),
+]
+TimeBudget = Annotated[
+    float | None,
+    typer.Option(
+        "--time-budget",
+        min=1,
+        metavar="SECONDS",
+        help="Start no new module after this many seconds (the first always runs).",
+    ),
+]
+Branch = Annotated[
+    str | None,
+    typer.Option(
+        "--branch", metavar="NAME", help="Commit the new tests on this new branch; files untouched."
+    ),
+]
+
+
 def gen(
     repo: RepoArgument = Path("."),
-    target: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--target", metavar="PATH", help="Only this source file or folder (repeatable)."
-        ),
-    ] = None,
-    coverage_goal: Annotated[
-        float | None,
-        typer.Option(
-            "--coverage-goal",
-            metavar="PCT",
-            min=0,
-            max=100,
-            help="Stop once line coverage reaches PCT.",
-        ),
-    ] = None,
-    reruns: Annotated[
-        int,
-        typer.Option("--reruns", metavar="N", min=1, help="Runs a new test must pass, each fresh."),
-    ] = 3,
-    changed_since: Annotated[
-        str | None,
-        typer.Option(
-            "--changed-since", metavar="REF", help="Only modules changed since this git ref."
-        ),
-    ] = None,
-    max_targets: Annotated[
-        int,
-        typer.Option(
-            "--max-targets", metavar="N", min=1, help="Write tests for at most N modules."
-        ),
-    ] = 10,
-    time_budget: Annotated[
-        float | None,
-        typer.Option(
-            "--time-budget",
-            min=1,
-            metavar="SECONDS",
-            help="Start no new module after this many seconds (the first always runs).",
-        ),
-    ] = None,
+    target: Target = None,
+    coverage_goal: CoverageGoal = None,
+    reruns: Reruns = 3,
+    changed_since: ChangedSince = None,
+    max_targets: MaxTargets = 10,
+    time_budget: TimeBudget = None,
     model: opt.Model = None,
     base_url: opt.BaseUrl = None,
     tool_protocol: opt.ToolProtocol = None,
@@ -67,14 +74,7 @@ def gen(
     setup: opt.Setup = None,
     setup_network: opt.SetupNetwork = False,
     dry_run: opt.DryRun = False,
-    branch: Annotated[
-        str | None,
-        typer.Option(
-            "--branch",
-            metavar="NAME",
-            help="Commit the new tests on this new branch; files untouched.",
-        ),
-    ] = None,
+    branch: Branch = None,
     max_turns: opt.MaxTurns = None,
     confirm: opt.Confirm = False,
     json_output: opt.Json = False,
@@ -91,18 +91,7 @@ def gen(
 
     repo = existing_repo(repo)
     opt.check_delivery(dry_run, branch)
-    settings, approve = opt.settings_and_approver(
-        repo,
-        model=model,
-        base_url=base_url,
-        tool_protocol=tool_protocol,
-        sandbox=sandbox,
-        image=image,
-        setup=setup,
-        setup_network=setup_network,
-        max_turns=max_turns,
-        confirm=confirm,
-    )
+    settings, approve = opt.settings_and_approver(repo, locals())
     options = GenOptions(
         targets=[repo_path(repo, t) for t in target] if target else None,
         coverage_goal=coverage_goal,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -81,11 +82,22 @@ def settings_flags(**flags: object) -> dict[str, object]:
     return {key: value for key, value in flags.items() if value is not None and value is not False}
 
 
-def settings_and_approver(repo: Path, **flags: object) -> tuple[Settings, Approver | None]:
-    """The settings for a command given its flags, and who approves writes and commands."""
+SETTINGS_FLAGS = (
+    "model", "base_url", "tool_protocol", "sandbox", "image", "setup", "setup_network",
+    "network", "max_turns", "confirm",
+)  # fmt: skip
+"""The parameters of run, fix and gen that are settings (the rest are the command's own)."""
+
+
+def settings_and_approver(
+    repo: Path, parameters: Mapping[str, object]
+) -> tuple[Settings, Approver | None]:
+    """The settings for a command given its parameters (its `locals()`: only the
+    SETTINGS_FLAGS among them count), and who approves writes and commands."""
     from coder.config import load_settings
     from coder.console import terminal_approver
 
+    flags = {name: parameters[name] for name in SETTINGS_FLAGS if name in parameters}
     settings = load_settings(repo, settings_flags(**flags))
     return settings, terminal_approver() if settings.confirm else None
 

@@ -20,7 +20,7 @@ from tools.coverage import (
     coverage_runner,
     read_coverage,
 )
-from tools.testrun import exec_pytest
+from tools.testrun import exec_pytest, install
 
 RC_FILE = ".coder/coverage-contexts.rc"
 SCRIPT_FILE = ".coder/coverage_contexts.py"
@@ -60,8 +60,8 @@ def measure_each_test(
     """The run's coverage, and by context what each test function covered (branch arcs
     only, as CoverageRun.covered_arcs has them). The contexts are empty when coverage.py
     could not say (then measure tests one by one)."""
-    sandbox.write(RC_FILE, _RC.encode())
-    sandbox.write(SCRIPT_FILE, _SCRIPT.encode())
+    install(sandbox, RC_FILE, _RC.encode())
+    install(sandbox, SCRIPT_FILE, _SCRIPT.encode())
     report = f"printf '\\n{_MARK}\\n'; python3 {SCRIPT_FILE} {DATA_FILE} 2>/dev/null"
     epilogue = coverage_epilogue(report)
     runner = coverage_runner(RC_FILE)

@@ -7,6 +7,7 @@ broken conftest) the counts are parsed from pytest's own output instead.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
@@ -18,8 +19,8 @@ from pydantic import BaseModel, Field
 
 from sandbox import ExecResult, Sandbox, SandboxError
 
-_PLUGGED: weakref.WeakSet[Sandbox] = weakref.WeakSet()
-"""Sandboxes the plugin was written into by this process."""
+_INSTALLED: weakref.WeakKeyDictionary[Sandbox, set[str]] = weakref.WeakKeyDictionary()
+"""Per sandbox, the helper files this process has written into it."""
 
 PLUGIN_NAME = "coder_pytest_report"
 PLUGIN_DIR = ".coder/pytest_plugin"
@@ -142,19 +143,26 @@ def exec_pytest(
     exits with pytest's status. Read the result with `collect_test_run`.
     """
     script = _script(tests, runner, epilogue)
-    if sandbox not in _PLUGGED:  # a new sandbox has no plugin: spare the failing exec
-        _install_plugin(sandbox)
+    install(sandbox, PLUGIN_FILE, _plugin_source())  # a new sandbox: spare a failing exec
     result = sandbox.exec(script, timeout=timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
-        _install_plugin(sandbox)
+        install(sandbox, PLUGIN_FILE, _plugin_source(), again=True)
         result = sandbox.exec(script, timeout=timeout)
     return result
 
 
-def _install_plugin(sandbox: Sandbox) -> None:
-    source = resources.files("tools").joinpath("pytest_plugin", f"{PLUGIN_NAME}.py")
-    sandbox.write(PLUGIN_FILE, source.read_bytes())
-    _PLUGGED.add(sandbox)
+@functools.cache
+def _plugin_source() -> bytes:
+    return resources.files("tools").joinpath("pytest_plugin", f"{PLUGIN_NAME}.py").read_bytes()
+
+
+def install(sandbox: Sandbox, path: str, data: bytes, *, again: bool = False) -> None:
+    """Write a helper file of coder's into the sandbox, once per sandbox (`again` writes
+    it anew, for a file something removed)."""
+    written = _INSTALLED.setdefault(sandbox, set())
+    if again or path not in written:
+        sandbox.write(path, data)
+        written.add(path)
 
 
 def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> TestRun:

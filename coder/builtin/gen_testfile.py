@@ -140,7 +140,7 @@ def _stdlib_group(lines: list[str]) -> tuple[int, int]:
         return 0, 0
     start = end = None
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+        if _future(node):
             continue
         if start is None and _is_docstring(node):
             continue

@@ -26,12 +26,12 @@ from builtin_corpus import DownloadError, fetch, fresh_copy, passed, plain_pytes
 from builtin_mutations import LIBRARIES, MUTATIONS, Mutation
 
 from coder.config import load_settings
-from coder.report import FixReport
-from coder.verify import find_weakenings
-from coder.workflows.fix import fix_repo
-from coder.workflows.fix_options import FixOptions
+from coder.delivery.report import FixReport
+from coder.workflows.fix.options import FixOptions
+from coder.workflows.fix.verify import find_weakenings
+from coder.workflows.fix.workflow import fix_repo
 from coder.workflows.session import RunHooks
-from tools.policy import tests_only_policy
+from tools.testfiles import tests_only_policy
 
 TARGET_SHARE = 0.8
 QUIET = RunHooks(warn=lambda _: None)

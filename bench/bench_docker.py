@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sandbox.base import SandboxError
-from sandbox.docker import DockerSandbox, DockerSandboxConfig
-from sandbox.docker_engine import connect
+from sandbox.docker.engine import connect
+from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
 
 REPO = Path(__file__).resolve().parent.parent / "fixtures" / "calc"
 EXEC_TARGET = 1.2

@@ -22,14 +22,20 @@ from typing import Any
 
 from coder.config import load_settings
 from coder.models import ScriptedModel
-from coder.sandboxes import open_sandbox
-from coder.workflows.fix import fix_repo
-from coder.workflows.fix_options import FixOptions
+from coder.workflows.fix.options import FixOptions
+from coder.workflows.fix.workflow import fix_repo
+from coder.workflows.sandboxes import open_sandbox
 from coder.workflows.session import RunHooks
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ["expected_value", "renamed_function", "moved_module", "exception_type",
-            "changed_signature", "import_error"]
+FIXTURES = [
+    "expected_value",
+    "renamed_function",
+    "moved_module",
+    "exception_type",
+    "changed_signature",
+    "import_error",
+]
 TARGET = 2.5
 QUIET = RunHooks(warn=lambda _: None)
 
@@ -37,8 +43,12 @@ QUIET = RunHooks(warn=lambda _: None)
 def lean_script(name: str) -> list[dict[str, Any]]:
     """The fixture script's edits in one reply, then finish: no exploring."""
     replies = json.loads((ROOT / "fixtures" / "scripts" / f"fix_{name}.json").read_text())
-    edits = [call for reply in replies for call in reply.get("tool_calls", [])
-             if call["name"] == "edit_file"]
+    edits = [
+        call
+        for reply in replies
+        for call in reply.get("tool_calls", [])
+        if call["name"] == "edit_file"
+    ]
     finish = {"name": "finish", "arguments": {"summary": f"repaired {name}"}}
     return [{"tool_calls": edits}, {"tool_calls": [finish]}]
 
@@ -46,8 +56,11 @@ def lean_script(name: str) -> list[dict[str, Any]]:
 def fresh_repo(name: str, workdir: Path) -> Path:
     repo = workdir / name
     shutil.copytree(ROOT / "fixtures" / f"fix_{name}", repo)
-    for args in (["init", "-q"], ["add", "-A"],
-                 ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "b"]):
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "b"],
+    ):
         subprocess.run(["git", *args], cwd=repo, check=True)
     return repo
 
@@ -86,8 +99,10 @@ def main() -> int:
                 print(f"{name:<20}{plain:>12.2f}{fixed:>13.2f}{fixed / plain:>7.2f}x  {status}")
     ratio = total_fix / total_plain
     verdict = "OK" if ratio <= TARGET else "OVER"
-    print(f"{'total':<20}{total_plain:>12.2f}{total_fix:>13.2f}{ratio:>7.2f}x  "
-          f"target <= {TARGET}x {verdict} ({args.sandbox} sandbox)")
+    print(
+        f"{'total':<20}{total_plain:>12.2f}{total_fix:>13.2f}{ratio:>7.2f}x  "
+        f"target <= {TARGET}x {verdict} ({args.sandbox} sandbox)"
+    )
     return 0
 
 

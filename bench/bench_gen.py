@@ -51,10 +51,16 @@ class Outcome:
 
 def fresh_repo(fixture: str, dest: Path) -> Path:
     repo = dest / fixture
-    shutil.copytree(ROOT / "fixtures" / fixture, repo,
-                    ignore=shutil.ignore_patterns(".pytest_cache", "__pycache__", ".coder"))
-    for args in (["init", "-q"], ["add", "-A"],
-                 ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"]):
+    shutil.copytree(
+        ROOT / "fixtures" / fixture,
+        repo,
+        ignore=shutil.ignore_patterns(".pytest_cache", "__pycache__", ".coder"),
+    )
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"],
+    ):
         subprocess.run(["git", *args], cwd=repo, check=True)
     return repo
 
@@ -62,8 +68,11 @@ def fresh_repo(fixture: str, dest: Path) -> Path:
 def source_modules(repo: Path) -> list[str]:
     """Dotted names of the modules under test: every .py outside tests/ but __init__."""
     paths = [p.relative_to(repo) for p in repo.rglob("*.py")]
-    return sorted(".".join(p.with_suffix("").parts) for p in paths
-                  if p.parts[0] != "tests" and p.name != "__init__.py")
+    return sorted(
+        ".".join(p.with_suffix("").parts)
+        for p in paths
+        if p.parts[0] != "tests" and p.name != "__init__.py"
+    )
 
 
 def count_tests(files: list[Path]) -> tuple[int, int]:
@@ -92,14 +101,26 @@ def measure(repo: Path, outcome: Outcome) -> None:
     """Coverage of the modules under test by the whole suite, and failures over 2 runs."""
     packages = sorted({name.split(".")[0] for name in source_modules(repo)})
     pytest = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    run = [sys.executable, "-m", "coverage", "run", "--branch",
-           f"--source={','.join(packages)}", *pytest]
+    run = [
+        sys.executable,
+        "-m",
+        "coverage",
+        "run",
+        "--branch",
+        f"--source={','.join(packages)}",
+        *pytest,
+    ]
     first = subprocess.run(run, cwd=repo, capture_output=True, text=True, timeout=600)
-    second = subprocess.run([sys.executable, *pytest], cwd=repo, capture_output=True,
-                            text=True, timeout=600)
+    second = subprocess.run(
+        [sys.executable, *pytest], cwd=repo, capture_output=True, text=True, timeout=600
+    )
     outcome.failed = max(_failures(first.stdout), _failures(second.stdout))
-    report = subprocess.run([sys.executable, "-m", "coverage", "json", "-q", "-o", "-"],
-                            cwd=repo, capture_output=True, text=True)
+    report = subprocess.run(
+        [sys.executable, "-m", "coverage", "json", "-q", "-o", "-"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
     if report.returncode != 0:
         outcome.note = outcome.note or f"coverage failed: {report.stderr.strip()[-200:]}"
         return
@@ -120,13 +141,26 @@ def run_coder(fixture: str, workdir: Path, budget: int) -> Outcome:
     repo = fresh_repo(fixture, workdir / "coder")
     before = count_tests(_test_files(repo))
     budget_s = budget * len(source_modules(repo))
-    command = [sys.executable, "-m", "coder", "gen", str(repo), "--model", "builtin",
-               "--sandbox", "local", "--json", "--time-budget", str(budget_s)]
+    command = [
+        sys.executable,
+        "-m",
+        "coder",
+        "gen",
+        str(repo),
+        "--model",
+        "builtin",
+        "--sandbox",
+        "local",
+        "--json",
+        "--time-budget",
+        str(budget_s),
+    ]
     outcome = Outcome("coder", fixture)
     started = time.perf_counter()
     try:
-        done = subprocess.run(command, cwd=repo, capture_output=True, text=True,
-                              timeout=budget_s * 10)
+        done = subprocess.run(
+            command, cwd=repo, capture_output=True, text=True, timeout=budget_s * 10
+        )
         outcome.note = _coder_note(done)
     except subprocess.TimeoutExpired:
         outcome.note = f"killed after {budget_s * 10}s"
@@ -157,8 +191,9 @@ def pynguin_venv(cache: Path) -> tuple[Path | None, str]:
         return None, f"no Python 3.10-3.15 found (tried {', '.join(PYNGUIN_PYTHONS)})"
     print(f"installing {PYNGUIN} into {venv} with {python} ...", flush=True)
     subprocess.run([python, "-m", "venv", "--clear", str(venv)], check=True)
-    done = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", PYNGUIN],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", PYNGUIN], capture_output=True, text=True
+    )
     if done.returncode != 0 or not exe.exists():
         shutil.rmtree(venv, ignore_errors=True)
         return None, f"pip install {PYNGUIN} failed: {done.stderr.strip()[-300:]}"
@@ -169,8 +204,11 @@ def _compatible_python() -> str | None:
     probe = "import sys; print((3, 10) <= sys.version_info[:2] < (3, 16))"
     for name in PYNGUIN_PYTHONS:
         path = shutil.which(name)
-        if path and subprocess.run([path, "-c", probe], capture_output=True,
-                                   text=True).stdout.strip() == "True":
+        if (
+            path
+            and subprocess.run([path, "-c", probe], capture_output=True, text=True).stdout.strip()
+            == "True"
+        ):
             return path
     return None
 
@@ -182,12 +220,23 @@ def run_pynguin(fixture: str, workdir: Path, budget: int, exe: Path) -> Outcome:
     started = time.perf_counter()
     for module in source_modules(repo):
         out = workdir / "pynguin-out" / fixture / module
-        command = [str(exe), "--project-path", str(repo), "--module-name", module,
-                   "--output-path", str(out), "--maximum-search-time", str(budget),
-                   "--seed", "1"]
+        command = [
+            str(exe),
+            "--project-path",
+            str(repo),
+            "--module-name",
+            module,
+            "--output-path",
+            str(out),
+            "--maximum-search-time",
+            str(budget),
+            "--seed",
+            "1",
+        ]
         try:
-            done = subprocess.run(command, cwd=workdir, env=env, capture_output=True,
-                                  text=True, timeout=budget * 10)
+            done = subprocess.run(
+                command, cwd=workdir, env=env, capture_output=True, text=True, timeout=budget * 10
+            )
             if done.returncode != 0:
                 notes.append(f"{module}: exit {done.returncode}")
         except subprocess.TimeoutExpired:
@@ -209,11 +258,15 @@ def _pct(part: tuple[int, int]) -> str:
 
 
 def print_table(outcomes: list[Outcome]) -> None:
-    print(f"\n{'fixture':<22}{'tool':<9}{'branch':>8}{'line':>7}{'tests':>7}{'checks':>8}"
-          f"{'failed':>8}{'secs':>7}  note")
+    print(
+        f"\n{'fixture':<22}{'tool':<9}{'branch':>8}{'line':>7}{'tests':>7}{'checks':>8}"
+        f"{'failed':>8}{'secs':>7}  note"
+    )
     for o in outcomes:
-        print(f"{o.fixture:<22}{o.tool:<9}{_pct(o.branch):>8}{_pct(o.line):>7}{o.tests:>7}"
-              f"{o.checks:>8}{o.failed:>8}{o.seconds:>7.1f}  {o.note}")
+        print(
+            f"{o.fixture:<22}{o.tool:<9}{_pct(o.branch):>8}{_pct(o.line):>7}{o.tests:>7}"
+            f"{o.checks:>8}{o.failed:>8}{o.seconds:>7.1f}  {o.note}"
+        )
 
 
 def print_ratios(outcomes: list[Outcome]) -> None:
@@ -223,18 +276,24 @@ def print_ratios(outcomes: list[Outcome]) -> None:
         if mine:
             covered = sum(o.branch[0] for o in mine), sum(o.branch[1] for o in mine)
             totals[tool] = (covered, sum(o.tests for o in mine), sum(o.checks for o in mine))
-            print(f"{'all':<22}{tool:<9}{_pct(covered):>8}{'':>7}{totals[tool][1]:>7}"
-                  f"{totals[tool][2]:>8}")
+            print(
+                f"{'all':<22}{tool:<9}{_pct(covered):>8}{'':>7}{totals[tool][1]:>7}"
+                f"{totals[tool][2]:>8}"
+            )
     if "coder" not in totals or "pynguin" not in totals:
         return
     (coder_cov, coder_tests, _), (pyn_cov, pyn_tests, _) = totals["coder"], totals["pynguin"]
     coverage_ok = coder_cov[0] >= pyn_cov[0]
     fewer = coder_tests < pyn_tests
     ratio = f"{coder_tests / pyn_tests:.2f}x" if pyn_tests else "n/a"
-    print(f"\nbranches covered coder/pynguin: {coder_cov[0]}/{pyn_cov[0]} "
-          f"({'OK' if coverage_ok else 'BELOW'}: target at least Pynguin's)")
-    print(f"tests coder/pynguin: {coder_tests}/{pyn_tests} = {ratio} "
-          f"({'OK' if fewer else 'NOT FEWER'}: target fewer)")
+    print(
+        f"\nbranches covered coder/pynguin: {coder_cov[0]}/{pyn_cov[0]} "
+        f"({'OK' if coverage_ok else 'BELOW'}: target at least Pynguin's)"
+    )
+    print(
+        f"tests coder/pynguin: {coder_tests}/{pyn_tests} = {ratio} "
+        f"({'OK' if fewer else 'NOT FEWER'}: target fewer)"
+    )
 
 
 def main() -> int:
@@ -245,8 +304,12 @@ def main() -> int:
     parser.add_argument("--no-pynguin", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the copies to read")
     args = parser.parse_args()
-    if subprocess.run([sys.executable, "-m", "coverage", "--version"],
-                      capture_output=True).returncode != 0:
+    if (
+        subprocess.run(
+            [sys.executable, "-m", "coverage", "--version"], capture_output=True
+        ).returncode
+        != 0
+    ):
         print("coverage.py is not installed here: pip install coverage")
         return 0
     exe, why = (None, "skipped (--no-pynguin)") if args.no_pynguin else pynguin_venv(args.cache)

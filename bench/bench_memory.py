@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from coder.agent import Agent, AgentConfig, AgentResult
+from coder.agent.loop import Agent, AgentConfig, AgentResult
 from coder.models.base import estimate_tokens
 from coder.models.scripted import ScriptedModel
 from sandbox.local import LocalSandbox

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox
+from tests.helpers import TEST_IMAGE, SandboxFactory
 from tests.llm_server import LLMServer
 
 
@@ -20,19 +21,10 @@ def llm_server() -> Iterator[LLMServer]:
         yield server
 
 
-TEST_IMAGE = os.environ.get("CODER_TEST_IMAGE", "coder-sandbox:latest")
-
-SandboxFactory = Callable[..., Sandbox]
-"""make(source, **limits) -> an open Sandbox holding a copy of `source`.
-
-Limits understood by every implementation: memory_mb, max_processes, default_timeout.
-"""
-
-
 def require_docker() -> Any:
     """A docker client, or skip; with CODER_REQUIRE_DOCKER=1 a missing engine fails instead."""
     from sandbox import SandboxError
-    from sandbox.docker_engine import connect, require_image
+    from sandbox.docker.engine import connect, require_image
 
     try:
         client = connect(timeout=10)
@@ -56,7 +48,7 @@ def _build_sandbox(kind: str, source: Path, limits: dict[str, Any]) -> Sandbox:
     if kind == "local":
         return LocalSandbox(source, LocalSandboxConfig(**limits))
     if kind == "docker":
-        from sandbox.docker import DockerSandbox, DockerSandboxConfig
+        from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
 
         if "max_processes" in limits:
             limits["pids_limit"] = limits.pop("max_processes")

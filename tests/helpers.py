@@ -1,12 +1,52 @@
-"""Helpers shared by tests: real git repositories made from the fixtures."""
+"""Helpers shared by tests: real git repositories made from the fixtures, the test image,
+the fixtures' expected failures, and the builtin generator run on small modules."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from coder.agent.loop import Agent
+from coder.builtin.gen.model import BuiltinGenModel
+from sandbox import LocalSandbox, Sandbox
+from tools import ToolContext, default_registry
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+TEST_IMAGE = os.environ.get("CODER_TEST_IMAGE", "coder-sandbox:latest")
+"""The sandbox image the Docker tests use."""
+
+SandboxFactory = Callable[..., Sandbox]
+"""make(source, **limits) -> an open Sandbox holding a copy of `source`.
+
+Limits understood by every implementation: memory_mb, max_processes, default_timeout.
+"""
+
+
+FAILING = {
+    "fix_expected_value": {
+        "tests/test_format.py::test_format_size[1536-1.5 KB]",
+        "tests/test_format.py::test_format_megabytes",
+    },
+    "fix_renamed_function": {"tests/test_slug.py"},
+    "fix_moved_module": {"tests/test_normalize.py"},
+    "fix_exception_type": {
+        "tests/test_settings.py::test_unknown_setting_raises",
+        "tests/test_settings.py::test_unknown_setting_message_names_it",
+    },
+    "fix_changed_signature": {
+        "tests/test_request.py::test_custom_timeout_is_kept",
+        "tests/test_request.py::test_non_positive_timeout_is_rejected",
+    },
+    "fix_import_error": {"tests/test_pricing.py"},
+    "fix_real_bug": {"tests/test_summary.py::test_median_even_length"},
+}
+FLAKY = "tests/test_jitter.py::test_jitter_is_small"
+"""Fails about half the time in fix_flaky, next to its one deterministic failure."""
 
 
 def git(repo: Path, *args: str) -> str:
@@ -36,3 +76,49 @@ def fixture_repo(name: str, dest: Path) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")
     return repo
+
+
+@dataclass
+class Generated:
+    repo: Path
+    status: str
+    summary: str
+    text: str
+
+
+def generate(
+    root: Path, files: dict[str, str], module: str, functions: list[str] | None = None
+) -> Generated:
+    repo = root / "repo"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    test_file = f"tests/test_{module}.py"
+    target = {
+        "path": f"{module}.py",
+        "module": module,
+        "test_file": test_file,
+        "functions": functions or [],
+    }
+    with LocalSandbox(repo) as box:
+        agent = Agent(BuiltinGenModel(), default_registry(), ToolContext(box))
+        result = agent.run(f"Write tests for {module}.py", task_data={"target": target})
+        text = box.read(test_file).decode()
+    (repo / test_file).parent.mkdir(exist_ok=True)
+    (repo / test_file).write_text(text, encoding="utf-8")
+    return Generated(repo, result.status, result.summary, text)
+
+
+def run_pytest_in(
+    repo: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """pytest over the repository in a fresh process, as a user would run it."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    return subprocess.run(command, cwd=repo, capture_output=True, text=True, env=env)
+
+
+def function_source(text: str, name: str, fixtures: str = "") -> str:
+    """The source of the test function `name` in `text`."""
+    start = text.index(f"def {name}({fixtures}):")
+    end = text.find("\n\n\n", start)
+    return text[start : end if end != -1 else len(text)].strip()

@@ -14,7 +14,7 @@ from tools.base import (
     WritePolicy,
     allow_all_writes,
 )
-from tools.coverage import (
+from tools.harness.coverage import (
     CoverageRun,
     FileCoverage,
     Target,
@@ -22,9 +22,7 @@ from tools.coverage import (
     measure_coverage,
     module_name,
 )
-from tools.policy import tests_only_policy
-from tools.registry import DEFAULT_TOOLS, default_registry
-from tools.testrun import (
+from tools.harness.testrun import (
     Comparison,
     Frame,
     TestOutcome,
@@ -33,6 +31,8 @@ from tools.testrun import (
     run_pytest,
     summary_line,
 )
+from tools.registry import DEFAULT_TOOLS, default_registry
+from tools.testfiles import tests_only_policy
 
 __all__ = [
     "DEFAULT_TOOLS",

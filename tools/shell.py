@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sandbox import clean_relative
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 from tools.files import declined
-from tools.testrun import render_test_run, run_pytest
+from tools.harness.testrun import render_test_run, run_pytest
 
 
 class RunShellArgs(BaseModel):

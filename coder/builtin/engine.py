@@ -62,7 +62,7 @@ class BuiltinModel:
 
     def __init__(self, make_policy: Callable[[], EnginePolicy] | None = None) -> None:
         if make_policy is None:
-            from coder.builtin.policy import RepairPolicy
+            from coder.builtin.repair.policy import RepairPolicy
 
             make_policy = RepairPolicy
         self._make_policy = make_policy

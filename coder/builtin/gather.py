@@ -7,16 +7,13 @@ page by page, so nothing depends on the numbered text shown to models.
 
 from __future__ import annotations
 
-import re
-
 from coder.builtin.engine import Steps, ToolRequest
 from tools.files import PAGE_LINES
+from tools.testfiles import is_test_file
 
 MAX_INDEX_FILES = 200
 """Source files read to build the module index for import repairs."""
 MAX_DEFINITION_FILES = 20
-_TEST_NAME = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
-_TEST_DIRS = {"tests", "test", "testing"}
 _SKIPPED_DIRS = {".venv", "venv", ".tox", ".nox", "site-packages", "node_modules", "build", "dist"}
 
 
@@ -87,6 +84,8 @@ def module_name(path: str) -> str | None:
 def _skipped(path: str) -> bool:
     parts = path.split("/")
     folders = set(parts[:-1])
-    return bool(
-        _TEST_NAME.match(parts[-1]) or folders & _TEST_DIRS or folders & _SKIPPED_DIRS
-    ) or any(part.endswith(".egg-info") for part in parts[:-1])
+    return (
+        is_test_file(path)
+        or bool(folders & _SKIPPED_DIRS)
+        or any(part.endswith(".egg-info") for part in parts[:-1])
+    )

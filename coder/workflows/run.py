@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coder.agent import Agent, AgentConfig, AgentResult
+from coder.agent.loop import Agent, AgentConfig, AgentResult
 from coder.config import Settings
+from coder.delivery.patching import apply_changes, make_patch
+from coder.delivery.report import RunReport, TestCounts
+from coder.delivery.undo import read_originals, record_applied
 from coder.models import Model
-from coder.patching import apply_changes, make_patch
-from coder.report import RunReport, TestCounts
-from coder.sandboxes import open_sandbox
-from coder.undo import read_originals, record_applied
+from coder.workflows.sandboxes import open_sandbox
 from coder.workflows.session import RunHooks, Session
 from sandbox import Sandbox
 from tools import ToolContext, default_registry

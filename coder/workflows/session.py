@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from coder.agent.trace import Tracer, redact
 from coder.config import ConfigError, Settings
+from coder.delivery.patching import snapshot
+from coder.delivery.runs import RunDir, create_run_dir
 from coder.models import Model, make_model
 from coder.models.presets import BUILTIN
-from coder.patching import snapshot
-from coder.runs import RunDir, create_run_dir
-from coder.trace import Tracer, redact
 from sandbox import secret_values
 from tools.base import Approver
 
@@ -106,9 +106,9 @@ def gen_model(settings: Settings, hooks: RunHooks) -> Model:
     if settings.model not in (None, BUILTIN):
         return build_model(settings)
     try:
-        from coder.builtin.gen_engine import BuiltinGenModel
+        from coder.builtin.gen.model import BuiltinGenModel
     except ModuleNotFoundError as exc:
-        if exc.name != "coder.builtin.gen_engine":
+        if exc.name != "coder.builtin.gen.model":
             raise
         raise ConfigError(
             "no builtin test generator in this build: pass --model (e.g. openai:gpt-4o-mini, "

@@ -1,0 +1,1 @@
+"""coder.agent.loop."""

@@ -1,0 +1,210 @@
+"""Run traces: one JSON object per line in `.coder/runs/<run_id>/trace.jsonl`.
+
+Secrets are redacted before anything is written, and `render_timeline` turns a trace
+back into a readable timeline for `coder trace show RUN`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from coder.agent.memory import abbreviate
+from sandbox.env import secret_values
+
+REDACTED = "[REDACTED]"
+MIN_SECRET_LENGTH = 8
+
+# Key shapes worth hiding even when nobody told us the value.
+_KEY_SHAPES = [
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (re.compile(r"\b(Bearer\s+)[A-Za-z0-9._\-~+/=]{8,}", re.IGNORECASE), r"\1" + REDACTED),
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{16,}"), REDACTED),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{16,}"), REDACTED),
+]
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Values of environment variables whose names look secret (API keys, tokens…)."""
+    return secret_values(os.environ if environ is None else environ)
+
+
+def redact(value: Any, secrets: Iterable[str]) -> Any:
+    """A copy of `value` with every secret (and every key-shaped string) replaced."""
+    known = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
+    return _redact(value, known)
+
+
+def _redact(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        for pattern, replacement in _KEY_SHAPES:
+            value = pattern.sub(replacement, value)
+        return value
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, Mapping):
+        return {_redact(str(k), secrets): _redact(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_redact(item, secrets) for item in value]
+    # Anything else is written as text, so redact that text.
+    return _redact(str(value), secrets)
+
+
+class Tracer:
+    """Appends redacted events to a JSONL file; with `path=None` it records nothing."""
+
+    def __init__(
+        self,
+        path: Path | None,
+        run_id: str,
+        secrets: Iterable[str] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path = path
+        self.run_id = run_id
+        self.secrets = [s for s in secrets if len(s) >= MIN_SECRET_LENGTH]
+        self._clock = clock
+        self._start = clock()
+        self._lock = threading.Lock()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+
+    def event(self, kind: str, **fields: Any) -> None:
+        if self.path is None:
+            return
+        record = {
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "t": round(self._clock() - self._start, 3),
+            "run_id": self.run_id,
+            "kind": kind,
+            **fields,
+        }
+        line = json.dumps(redact(record, self.secrets), ensure_ascii=False)
+        with self._lock, self.path.open("a", encoding="utf-8") as handle:  # --jobs share it
+            handle.write(line + "\n")
+
+
+def trace_arguments(raw: str) -> Any:
+    """Tool-call arguments as an object, long values shortened; the raw text if not JSON."""
+    try:
+        value = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return abbreviate(raw, 300)
+    if isinstance(value, dict):
+        return {k: abbreviate(v, 300) if isinstance(v, str) else v for k, v in value.items()}
+    return value
+
+
+def load_events(path: Path) -> list[dict[str, Any]]:
+    """Every event in a trace; a line that is not a JSON object becomes a "corrupt" event."""
+    events: list[dict[str, Any]] = []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            event = None
+        if not isinstance(event, dict):
+            event = {"kind": "corrupt", "line": number, "raw": line}
+        events.append(event)
+    return events
+
+
+_STYLES = {
+    "run_start": "bold cyan",
+    "model_request": "dim",
+    "model_response": "magenta",
+    "tool_call": "green",
+    "guard": "bold yellow",
+    "summarise": "blue",
+    "run_end": "bold cyan",
+    "corrupt": "bold red",
+}
+
+
+def render_timeline(path: Path, console: Console) -> None:
+    """Print one line per event (offset, turn, kind, detail) and a footer for the run."""
+    events = load_events(path)
+    if not events:
+        console.print(f"[yellow]No events in {path}.[/yellow]")
+        return
+    for event in events:
+        kind = str(event.get("kind", "?"))
+        line = Text()
+        line.append(f"{_offset(event):>8} ", style="dim")
+        turn = event.get("turn")
+        line.append(f"{'t' + str(turn) if turn is not None else '':>4} ", style="dim")
+        line.append(f"{kind:<15}", style=_STYLES.get(kind, "white"))
+        failed = kind == "tool_call" and event.get("is_error")
+        line.append(_detail(kind, event), style="red" if failed else "")
+        console.print(line, soft_wrap=True)
+    console.print(_footer(events))
+
+
+def _offset(event: dict[str, Any]) -> str:
+    t = event.get("t")
+    return f"+{t:.2f}s" if isinstance(t, int | float) else "?"
+
+
+def _detail(kind: str, e: dict[str, Any]) -> str:
+    get = e.get
+    if kind == "run_start":
+        return f"model={get('model')} task: {abbreviate(str(get('task', '')), 80)}"
+    if kind == "model_request":
+        return f"{get('messages')} messages, ~{get('prompt_tokens')} prompt tokens"
+    if kind == "model_response":
+        calls = ", ".join(get("tool_calls") or []) or "no tool call"
+        return (
+            f"{get('tokens_in')} in / {get('tokens_out')} out, {get('latency_s')}s -> {calls}"
+            + (f"  “{abbreviate(str(get('text')), 60)}”" if get("text") else "")
+        )
+    if kind == "tool_call":
+        exit_code = f" exit {get('exit_code')}" if get("exit_code") is not None else ""
+        error = f" ERROR {abbreviate(str(get('result', '')), 60)}" if get("is_error") else ""
+        arguments = abbreviate(json.dumps(get("arguments"), ensure_ascii=False), 70)
+        return (
+            f"{get('name')} {arguments} {get('duration_s')}s "
+            f"{get('result_chars')} chars{exit_code}{error}"
+        )
+    if kind == "guard":
+        return f"{get('name')}: {abbreviate(str(get('detail', '')), 100)}"
+    if kind == "summarise":
+        return f"history {get('before')} -> {get('after')} tokens"
+    if kind == "run_end":
+        return f"{get('status')} after {get('turns')} turns"
+    if kind == "corrupt":
+        return f"unreadable line {get('line')}: {abbreviate(str(get('raw')), 80)}"
+    rest = {k: v for k, v in e.items() if k not in {"ts", "t", "run_id", "kind"}}
+    return f"(unknown event) {abbreviate(json.dumps(rest, default=str), 90)}"
+
+
+def _footer(events: list[dict[str, Any]]) -> Text:
+    end = next((e for e in reversed(events) if e.get("kind") == "run_end"), None)
+    last_t = max((e["t"] for e in events if isinstance(e.get("t"), int | float)), default=0)
+    footer = Text("─" * 60 + "\n")
+    if end is None:
+        footer.append("Run did not end (no run_end event).", style="bold yellow")
+        footer.append(f"  {len(events)} events, {last_t:.1f}s")
+        return footer
+    usage = end.get("usage") if isinstance(end.get("usage"), dict) else {}
+    status = str(end.get("status"))
+    footer.append(f"Status: {status}", style="bold green" if status == "finished" else "bold red")
+    footer.append(
+        f"  turns: {end.get('turns')}  tokens: {usage.get('prompt_tokens', '?')} in / "
+        f"{usage.get('completion_tokens', '?')} out  duration: {last_t:.1f}s"
+    )
+    return footer

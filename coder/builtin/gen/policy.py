@@ -1,0 +1,261 @@
+"""The builtin generator's policy: characterisation tests for one target module.
+
+read_file the module and its test file -> find targets and the calls to try ->
+search the tests for calls of them -> run_shell one probe per target (one batch;
+each runs the calls twice in fresh interpreters) -> keep deterministic results,
+report possible bugs, minimise to the results that reach new lines -> write_file
+the tests -> run_tests the file, dropping any generated test that fails -> finish
+with the tests per target and the bugs.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from coder.builtin.engine import Observation, Policy, Steps, ToolRequest
+from coder.builtin.gather import read_files
+from coder.builtin.gen.probe import Result, parse_probe_output, probe_command
+from coder.builtin.gen.render import Rendered, render_bug_test, render_test
+from coder.builtin.gen.select import apart_from, choose, possible_bugs
+from coder.builtin.gen.table import tabulated
+from coder.builtin.gen.targets import add_site_calls, find_targets
+from coder.builtin.gen.testfile import import_style, merged, test_names
+from coder.builtin.gen.types import Target
+from tools.harness.testrun import TestRun
+
+_TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$)")
+MAX_TEST_ROUNDS = 2
+"""run_tests rounds: the first run, and one more after failing tests are dropped."""
+
+
+@dataclass(frozen=True)
+class GenTarget:
+    """The module to write tests for, as the gen workflow describes it."""
+
+    path: str
+    module: str
+    test_file: str
+    functions: list[str] = field(default_factory=list)
+    uncovered_lines: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_data(cls, data: Any) -> GenTarget | None:
+        if not isinstance(data, dict) or not data.get("path") or not data.get("module"):
+            return None
+        test_file = data.get("test_file") or f"tests/test_{data['module'].split('.')[-1]}.py"
+        return cls(
+            str(data["path"]),
+            str(data["module"]),
+            str(test_file),
+            [str(name) for name in data.get("functions") or []],
+            {str(k): [int(n) for n in v] for k, v in (data.get("uncovered_lines") or {}).items()},
+        )
+
+    @property
+    def root(self) -> str:
+        """The folder the module is imported from ("." or e.g. "src")."""
+        depth = self.module.count(".") + 1 + self.path.endswith("__init__.py")
+        parts = self.path.split("/")[:-depth]
+        return "/".join(parts) or "."
+
+
+@dataclass
+class GenOutcome:
+    tests: dict[str, list[str]] = field(default_factory=dict)
+    """Target name -> the tests written for it (and kept)."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    bugs: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+
+class GenPolicy:
+    """One conversation's test generation for one module."""
+
+    def __init__(self, target: GenTarget | None) -> None:
+        self.target = target
+        self.outcome = GenOutcome()
+        self.written = False
+        self.existing = ""
+        """The test file as it was, to leave out calls its tests already make."""
+
+    def run(self) -> Policy:
+        goal = self.target
+        if goal is None:
+            return "builtin generator: the task names no target module; nothing was written"
+        texts = yield from read_files([goal.path, goal.test_file])
+        if goal.path not in texts:
+            return f"builtin generator: cannot read {goal.path}; nothing was written"
+        try:
+            targets = find_targets(texts[goal.path], goal.functions, goal.module)
+        except SyntaxError as error:
+            return f"builtin generator: {goal.path} does not parse ({error}); nothing was written"
+        yield from _add_call_sites(targets)
+        existing = texts.get(goal.test_file)
+        self.existing = existing or ""
+        tests = yield from self._generate(goal, targets, existing)
+        if tests:
+            yield from self._write_and_check(goal, existing, tests)
+        return gen_summary(goal, self.outcome, self.written)
+
+    def rejected(self, message: str) -> Policy:
+        reason = message.strip().splitlines()[0] if message.strip() else "no reason given"
+        return f"builtin generator: nothing more to try after the workflow's answer ({reason})"
+        yield []  # a generator, like every policy
+
+    def _generate(
+        self, goal: GenTarget, targets: list[Target], existing: str | None
+    ) -> Steps[list[tuple[str, Rendered]]]:
+        for target in targets:
+            if target.skip:
+                self.outcome.skipped[target.name] = target.skip
+        probed = [target for target in targets if not target.skip]
+        if not probed:
+            return []
+        commands = [probe_command(target, goal.module, goal.root) for target in probed]
+        outputs = yield [
+            ToolRequest("run_shell", {"command": command, "timeout": timeout})
+            for command, timeout in commands
+        ]
+        style = import_style(existing or "", goal.module)
+        taken = test_names(existing)
+        tests: list[tuple[str, Rendered]] = []
+        for target, output in zip(probed, outputs, strict=True):
+            for test in self._tests_for(goal, target, output, style.prefix, taken):
+                tests.append((target.name, test))
+        return tests
+
+    def _tests_for(
+        self, goal: GenTarget, target: Target, output: Observation, prefix: str, taken: set[str]
+    ) -> list[Rendered]:
+        results, problem = parse_probe_output(output.content, target)
+        if problem:
+            self.outcome.skipped[target.name] = f"the probe failed: {problem}"
+            return []
+        bugs = possible_bugs(target, results, goal.module, doctests=target.freeze is None)
+        marked: list[Rendered | None] = []
+        if bugs:
+            self.outcome.bugs += [line for _, line in bugs]
+            results = apart_from(results, [result for result, _ in bugs])
+            marked = [_bug_test(target, result, line, prefix, taken) for result, line in bugs]
+        if target.volatile:
+            results = [result for result in results if result.kind == "raise"]
+        chosen = choose(
+            results,
+            goal.uncovered_lines.get(target.name, []),
+            lambda result: (
+                _new(result.probe.call.source(prefix), self.existing)
+                and render_test(target, result, prefix, set()) is not None
+            ),
+        )
+        tables, single = tabulated(target, chosen, prefix, taken)
+        rendered = [render_test(target, result, prefix, taken) for result in single]
+        kept = tables + [test for test in rendered if test is not None]
+        kept += [test for test in marked if test is not None]
+        if not kept:
+            self.outcome.skipped[target.name] = _nothing_kept(target, bool(bugs))
+        return kept
+
+    def _write_and_check(
+        self, goal: GenTarget, existing: str | None, tests: list[tuple[str, Rendered]]
+    ) -> Steps[None]:
+        """Write the tests, run them, drop those that fail; the file left behind holds only
+        tests that passed (or is as it was, when none did)."""
+        ours = {test.name: (name, test) for name, test in tests}
+        stale = False  # the file on disk still holds dropped tests
+        for _ in range(MAX_TEST_ROUNDS):
+            if not (yield from self._write(goal, existing, ours)):
+                return None
+            failing = yield from _failing_tests(goal.test_file, set(ours))
+            stale = bool(failing)
+            self.outcome.dropped += sorted(failing or ())
+            ours = {name: pair for name, pair in ours.items() if name not in (failing or ())}
+            if not stale or not ours:
+                break
+        if stale:
+            yield from self._write(goal, existing, ours)
+        for test_name, (target_name, _) in ours.items():
+            self.outcome.tests.setdefault(target_name, []).append(test_name)
+        return None
+
+    def _write(
+        self, goal: GenTarget, existing: str | None, ours: dict[str, tuple[str, Rendered]]
+    ) -> Steps[bool]:
+        """Write the file with `ours` (written afresh, so a dropped test takes its imports
+        with it); with none left, put back what was there, or remove the new file."""
+        if not ours and existing is None:
+            yield [ToolRequest("run_shell", {"command": f"rm -f -- {shlex.quote(goal.test_file)}"})]
+            self.written = False
+            return True
+        style = import_style(existing or "", goal.module)
+        tests = [test for _, test in ours.values()]
+        text = merged(existing, goal.module, style, tests) if tests else str(existing)
+        [written] = yield [ToolRequest("write_file", {"path": goal.test_file, "content": text})]
+        if written.failed:
+            self.outcome.skipped["(file)"] = written.content.splitlines()[0]
+            return False
+        self.written = bool(tests)
+        return True
+
+
+def _bug_test(
+    target: Target, result: Result, line: str, prefix: str, taken: set[str]
+) -> Rendered | None:
+    """The doctest's claim as an xfail(strict=True) test (none for other bugs)."""
+    why = line.split(": ", 2)[-1]  # POSSIBLE BUG: module.name: <why>
+    return render_bug_test(target, result, prefix, taken, why)
+
+
+def _nothing_kept(target: Target, suspect: bool) -> str:
+    if suspect:
+        return "looks like a bug (see below); not pinned by a test"
+    if target.volatile:
+        return "reads the clock, chance or the environment in a way no test can pin"
+    return "no deterministic result worth asserting"
+
+
+def _new(call: str, existing: str) -> bool:
+    """The existing tests do not already make this exact call."""
+    return f"{call} " not in existing and f"{call}\n" not in existing and f"{call})" not in existing
+
+
+def _add_call_sites(targets: list[Target]) -> Steps[None]:
+    """Search the tests for calls of the plain functions among the targets."""
+    names = sorted({t.name for t in targets if not t.owner and not t.skip})
+    if not names:
+        return None
+    pattern = rf"\b({'|'.join(re.escape(name) for name in names)})\("
+    [found] = yield [ToolRequest("search", {"pattern": pattern, "path": "."})]
+    lines = [
+        str(match[2])
+        for match in (found.data or {}).get("matches", [])
+        if _TEST_FILE.search(str(match[0]))
+    ]
+    for target in targets:
+        add_site_calls(target, lines)
+    return None
+
+
+def _failing_tests(test_file: str, ours: set[str]) -> Steps[set[str] | None]:
+    """Our tests that fail (all of them if the file did not even collect)."""
+    [result] = yield [ToolRequest("run_tests", {"tests": [test_file]})]
+    if result.data is None:
+        return None
+    run = TestRun.model_validate(result.data)
+    if any("::" not in failure.nodeid for failure in run.failures):
+        return set(ours)  # the file did not collect: none of its tests ran
+    return {failure.nodeid.split("::")[-1].split("[")[0] for failure in run.failures} & ours
+
+
+def gen_summary(goal: GenTarget, outcome: GenOutcome, written: bool) -> str:
+    """The finish summary: tests per target, skipped targets, then POSSIBLE BUG lines."""
+    count = sum(len(names) for names in outcome.tests.values())
+    where = f" in {goal.test_file}" if written and count else ""
+    lines = [f"builtin generator: wrote {count} test{'s' * (count != 1)} for {goal.module}{where}"]
+    lines += [f"- {name}: {', '.join(names)}" for name, names in outcome.tests.items()]
+    lines += [f"- {name}: skipped ({why})" for name, why in outcome.skipped.items()]
+    if outcome.dropped:
+        lines.append(f"- dropped (failed when run): {', '.join(outcome.dropped)}")
+    return "\n".join(lines + outcome.bugs)

@@ -1,0 +1,244 @@
+"""Writing a probe result as a test a person would have written.
+
+    def test_clamp_with_value_above_10():
+        assert clamp(11) == 10
+
+    def test_cart_remove_after_add():
+        cart = Cart()
+        cart.add("abc", 2.5)
+        cart.remove("abc")
+        assert cart.count() == 0
+
+    def test_jittered_with_delay_2_0():
+        random.seed(1234)
+        assert jittered(2.0) == pytest.approx(1.9743456545)
+
+One test per behaviour, named for what it checks; `pytest.approx` for floats (but `==`
+for large whole ones, so a timestamp is not compared loosely), `pytest.raises` for exceptions, `is`
+for True, False and None. A function that reads the clock or `random` gets its Freeze
+lines first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from coder.builtin.gen.calls import Call
+from coder.builtin.gen.probe import Result
+from coder.builtin.gen.types import Target
+from coder.builtin.gen.values import double_quoted, snake_case
+from coder.builtin.literals import is_parsed, parse_literal
+
+MAX_OBSERVED = 3
+MAX_PRINTED = 200
+"""Longer output than this is not asserted whole."""
+MAX_NAME = 72
+_INDENT = "    "
+
+
+@dataclass
+class Rendered:
+    """One generated test: its name, its source, and what it needs imported."""
+
+    name: str
+    source: str
+    names: set[str] = field(default_factory=set)
+    """Names imported from the module under test."""
+    uses_pytest: bool = False
+    modules: set[str] = field(default_factory=set)
+    """Other modules the test uses by name (`random`, for `random.seed`)."""
+
+
+def render_test(target: Target, result: Result, prefix: str, taken: set[str]) -> Rendered | None:
+    """The test for `result`, or None when nothing about it can be asserted."""
+    body = _body(target, result, prefix)
+    if body is None:
+        return None
+    name = _unique(_name(target, result), taken)
+    taken.add(name)
+    freeze = target.freeze
+    body = [*(freeze.lines() if freeze else []), *body]
+    used = "\n".join(body)
+    fixtures = ", ".join(f for f in ("monkeypatch", "capsys") if f"{f}." in used)
+    source = f"def {name}({fixtures}):\n" + "".join(f"{_INDENT}{line}\n" for line in body)
+    names = {_root(c) for c in (*result.probe.setup, result.probe.call) if c.qualified}
+    if result.kind == "raise" and result.expect_from:
+        names.add(result.expect)
+    if result.eval_ok and result.kind == "return":
+        names.add(result.type)
+    modules = {"random"} if freeze and freeze.seed else set()
+    return Rendered(name, source, names, "pytest." in source, modules)
+
+
+def render_bug_test(
+    target: Target, result: Result, prefix: str, taken: set[str], why: str
+) -> Rendered | None:
+    """A test of what the doctest says `result`'s call should do, marked as an expected
+    failure so the suite stays green and turns red once the bug is fixed:
+
+        @pytest.mark.xfail(strict=True, reason="possible bug: doctest says ...")
+        def test_average_as_its_doctest_says():
+            assert average([1, 2, 3, 4]) == pytest.approx(2.5)
+    """
+    expected, call = result.probe.call.expected, result.probe.call.source(prefix)
+    if expected is None or target.var:
+        return None
+    if expected.startswith("raise "):
+        error = expected.removeprefix("raise ").split(":")[0].strip()
+        if not error.isidentifier():
+            return None
+        body = [f"with pytest.raises({error}):", f"{_INDENT}{call}"]
+    else:
+        shown = _literal_check(expected)
+        if shown is None:
+            return None
+        body = _assert(call, shown)
+    name = _unique(_join(f"test_{snake_case(target.name)}", "as_its_doctest_says"), taken)
+    taken.add(name)
+    source = _xfail_mark(f"possible bug: {why}") + f"def {name}():\n"
+    source += "".join(f"{_INDENT}{line}\n" for line in body)
+    return Rendered(name, source, {_root(result.probe.call)}, True)
+
+
+def _literal_check(text: str) -> str | None:
+    """`== 2.5`-style check of a doctest's expected output, when it is a literal."""
+    if text in ("True", "False", "None"):
+        return f"is {text}"
+    value = parse_literal(text)
+    if not is_parsed(value):
+        return None
+    if isinstance(value, float) and not _whole(text):
+        return f"== pytest.approx({text})"
+    return f"== {double_quoted(text)}"
+
+
+def _xfail_mark(reason: str) -> str:
+    quoted = '"' + reason.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    line = f"@pytest.mark.xfail(strict=True, reason={quoted})\n"
+    if len(line) <= 101:
+        return line
+    return f"@pytest.mark.xfail(\n{_INDENT}strict=True,\n{_INDENT}reason={quoted},\n)\n"
+
+
+def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
+    setup = _setup(target, result, prefix)
+    call = result.probe.call.source(prefix)
+    if result.kind == "raise":
+        expect = f"{prefix}{result.expect}" if result.expect_from else result.expect
+        return [*setup, f"with pytest.raises({expect}):", f"{_INDENT}{call}"]
+    if target.init:
+        observed = _observed(result.after, [])
+        return [f"{target.var} = {call}", *observed] if observed else None
+    expected = expected_check(result, prefix)
+    nothing = result.repr == "None" and bool(target.var or target.procedure)
+    if expected is not None and not nothing:
+        return [*setup, *_assert(call, expected)]
+    if result.repr == "None" and result.stdout and len(result.stdout) <= MAX_PRINTED:
+        printed = double_quoted(repr(result.stdout))
+        return [*setup, call, f"assert capsys.readouterr().out == {printed}"]
+    observed = _observed(result.after, result.before) if target.var else []
+    return [*setup, call, *observed] if observed else None
+
+
+def _setup(target: Target, result: Result, prefix: str) -> list[str]:
+    lines = []
+    for position, call in enumerate(result.probe.setup):
+        source = call.source(prefix)
+        lines.append(f"{target.var} = {source}" if position == 0 else source)
+    return lines
+
+
+def expected_check(result: Result, prefix: str) -> str | None:
+    """`== 6`, `== pytest.approx(2.5)`, `is True`: how a test checks a returned value."""
+    text = double_quoted(result.repr)
+    if text in ("True", "False", "None"):
+        return f"is {text}"
+    if result.is_float and result.literal_ok and not _whole(text):
+        return f"== pytest.approx({text})"
+    if result.literal_ok:
+        return f"== {text}"
+    if result.eval_ok and text.startswith(f"{result.type}("):
+        return f"== {prefix}{text}"
+    return None
+
+
+def _whole(text: str) -> bool:
+    """A large whole float like a timestamp ("1700000060.0"): compared exactly, since
+    approx's relative 1e-6 would let it be off by whole seconds."""
+    digits = text.lstrip("-").removesuffix(".0")
+    return text.endswith(".0") and digits.isdigit() and len(digits) >= 7
+
+
+def _assert(call: str, expected: str) -> list[str]:
+    line = f"assert {call} {expected}"
+    if len(line) + len(_INDENT) <= 100:
+        return [line]
+    return [f"result = {call}", f"assert result {expected}"]
+
+
+def _observed(after: list[list[object]], before: list[list[object]]) -> list[str]:
+    """Asserts on the observers whose value the call changed (or all, for a new instance)."""
+    earlier = {str(item[0]): item[1] for item in before}
+    lines: list[str] = []
+    for expression, shown, is_float in after:
+        text = double_quoted(str(shown))
+        if len(lines) < MAX_OBSERVED and earlier.get(str(expression)) != shown:
+            if text in ("True", "False"):
+                lines.append(f"assert {expression} is {text}")
+            elif is_float:
+                lines.append(f"assert {expression} == pytest.approx({text})")
+            else:
+                lines.append(f"assert {expression} == {text}")
+    return lines
+
+
+def _name(target: Target, result: Result) -> str:
+    call = result.probe.call
+    subject = target.name.split(".")[-1]
+    if target.owner:
+        subject = target.var if target.init else f"{target.var}_{subject}"
+    base = f"test_{snake_case(subject)}" + ("_created" if target.init else "")
+    after = [_SET_UP_WORDS.get(m, m) for c in result.probe.setup[1:] for m in [_method(c)]]
+    situation = "_".join(["after", *after]) if after else ""
+    label = snake_case(call.label)
+    if result.kind == "raise":
+        what = f"for_{label}" if label else snake_case(result.expect)
+        return _join(base, "raises", what, situation)
+    if result.repr in ("True", "False") and not target.var:
+        return _join(base, result.repr.lower(), f"for_{label}" if label else "")
+    return _join(base, situation, f"with_{label}" if label else _pinned(target))
+
+
+def _pinned(target: Target) -> str:
+    """For a call with no arguments: what its test pins, so the name says something."""
+    freeze = target.freeze
+    if freeze is None:
+        return ""
+    if freeze.clocks:
+        return "at_a_fixed_time"
+    return "with_a_fixed_seed" if freeze.seed else "with_env_unset"
+
+
+_SET_UP_WORDS = {"__setitem__": "setting_an_item", "__delitem__": "deleting_an_item"}
+
+
+def _method(call: Call) -> str:
+    return call.callee.split(".")[-1]
+
+
+def _join(*parts: str) -> str:
+    name = "_".join(part for part in parts if part)
+    return name if len(name) <= MAX_NAME else name[:MAX_NAME].rstrip("_")
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    if name not in taken:
+        return name
+    number = 2
+    while f"{name}_{number}" in taken:
+        number += 1
+    return f"{name}_{number}"
+
+
+def _root(call: Call) -> str:
+    return call.callee.split(".")[0]

@@ -1,0 +1,118 @@
+"""What to probe in one module: each target function or method, with the calls to try.
+
+A function gets its doctest calls, a typical call and variations. A method of a class
+whose constructor the generator can call gets an instance (`cart = Cart()`), once fresh
+and once filled by an adder (`cart.add("abc", 2.5)`), and observers (`cart.count()`,
+`len(cart)`) that show what a mutator changed. Functions that read the clock or a random
+source (directly or through the module's own helpers) get a Freeze when a test can pin
+those sources; otherwise they are volatile: only the errors they raise can be asserted.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from coder.builtin.gen.calls import doctest_calls, params_of, plan_calls, site_calls
+from coder.builtin.gen.classes import method_target, methods, with_inherited
+from coder.builtin.gen.constants import module_constants
+from coder.builtin.gen.freeze import freeze_for, volatile_sources
+from coder.builtin.gen.types import (
+    Function,
+    Probe,
+    Target,
+    is_dunder,
+    is_generator,
+    is_procedure,
+    wrapped,
+)
+from coder.builtin.gen.values import describe
+
+MAX_TARGETS = 15
+MAX_SITES = 3
+"""Calls taken from the existing tests per function."""
+
+
+def find_targets(source: str, names: list[str], module: str = "") -> list[Target]:
+    """A Target per name (all public functions and methods when `names` is empty) of
+    the module `module` whose source is `source`."""
+    tree = ast.parse(source)
+    constants = module_constants(tree)
+    volatile = volatile_sources(tree, module)
+    functions = {n.name: n for n in tree.body if isinstance(n, Function)}
+    own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    classes = {name: with_inherited(node, own) for name, node in own.items()}
+    targets, probed = [], 0
+    # Public names first: the 15 probed go to the API, whose calls reach the helpers too.
+    ordered = sorted(names or _public(functions, own), key=_priority)
+    for name in ordered:
+        owner, _, method = name.rpartition(".")
+        if owner:
+            target = method_target(name, classes.get(owner), method, constants)
+        else:
+            target = _function_target(name, functions.get(name), constants)
+        if not target.skip:
+            probed += 1
+            if probed > MAX_TARGETS:
+                target.skip = f"over the {MAX_TARGETS} targets probed per module"
+        reaches = volatile.get(method if owner else name, frozenset())
+        if owner and owner in volatile:
+            reaches |= volatile.get("__init__", frozenset())
+        target.freeze = freeze_for(reaches)
+        target.volatile = bool(reaches) and target.freeze is None
+        targets.append(target)
+    return targets
+
+
+def _priority(name: str) -> int:
+    """0 for the public API, 1 for special methods (`Cart.__len__`), 2 for helpers."""
+    parts = name.split(".")
+    if any(p.startswith("_") and not is_dunder(p) for p in parts):
+        return 2
+    return 1 if is_dunder(parts[-1]) else 0
+
+
+def add_site_calls(target: Target, lines: list[str]) -> None:
+    """Arguments the existing tests pass a plain function join its probes, after the
+    typical call: each replaces one typical argument (the same call again would only
+    repeat an existing test)."""
+    typical = next((n for n, p in enumerate(target.probes) if p.call.origin != "doctest"), -1)
+    if target.owner or target.skip or typical < 0:
+        return
+    base = target.probes[typical].call
+    known = {probe.call.source() for probe in target.probes}
+    found: list[Probe] = []
+    for site in site_calls(lines, target.name, target.params):
+        for position, argument in enumerate(site.args[: len(base.args)]):
+            args = (*base.args[:position], argument, *base.args[position + 1 :])
+            call = replace(base, args=args, label=describe(argument, target.params[position]))
+            if call.source() not in known and len(found) < MAX_SITES:
+                known.add(call.source())
+                found.append(Probe(replace(call, origin="test")))
+    target.probes[typical + 1 : typical + 1] = found
+
+
+def _public(functions: dict[str, Function], classes: dict[str, ast.ClassDef]) -> list[str]:
+    found = [name for name in functions if not name.startswith("_")]
+    for name, node in classes.items():
+        found += [f"{name}.{m.name}" for m in methods(node) if not m.name.startswith("_")]
+    return found
+
+
+def _function_target(name: str, node: Function | None, constants: dict[str, object]) -> Target:
+    target = Target(name)
+    if node is None:
+        target.skip = "not a plain function of this module"
+        return target
+    target.span = (node.lineno, node.end_lineno or node.lineno)
+    target.procedure = is_procedure(node)
+    params = params_of(node, False, constants)
+    target.params = [param.name for param in params]
+    target.defaults = {p.name: p.default for p in params if p.default is not None}
+    calls = doctest_calls(node, name, name, target.params)
+    calls += plan_calls(name, params)
+    wrap = "list" if is_generator(node) else ""
+    target.probes = [Probe(wrapped(call, wrap)) for call in calls]
+    if not target.probes:
+        target.skip = "no input could be derived for its parameters"
+    return target

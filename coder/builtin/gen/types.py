@@ -1,0 +1,61 @@
+"""What the builtin generator probes: a Target (a function or method) and its Probes,
+plus the small facts about a function node that both kinds of target need."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from coder.builtin.gen.calls import Call
+from coder.builtin.gen.freeze import Freeze
+
+Function = ast.FunctionDef
+
+
+@dataclass
+class Probe:
+    """One input to try: statements that prepare it, then the call whose result counts."""
+
+    call: Call
+    setup: tuple[Call, ...] = ()
+    """For a method: the constructor (bound to the target's variable), then any filler."""
+
+
+@dataclass
+class Target:
+    name: str
+    """As the workflow names it: "average" or "Cart.add"."""
+    span: tuple[int, int] = (0, 0)
+    owner: str = ""
+    var: str = ""
+    init: bool = False
+    """The target is the constructor: its test asserts the new instance's observers."""
+    probes: list[Probe] = field(default_factory=list)
+    observers: list[str] = field(default_factory=list)
+    params: list[str] = field(default_factory=list)
+    defaults: dict[str, str] = field(default_factory=dict)
+    """Parameter -> its default's source, for the literal defaults."""
+    skip: str = ""
+    volatile: bool = False
+    """It reads a clock or random source no test can pin: only its errors can be asserted."""
+    freeze: Freeze | None = None
+    """How its tests pin the clocks and the random source it reads."""
+    procedure: bool = False
+    """It returns nothing (no `return value`): its None is not worth asserting."""
+
+
+def is_procedure(node: Function) -> bool:
+    returns = [n for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+    return not returns and not is_generator(node)
+
+
+def is_generator(node: Function) -> bool:
+    return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(node))
+
+
+def wrapped(call: Call, wrap: str) -> Call:
+    return Call(**{**call.__dict__, "wrap": wrap}) if wrap else call
+
+
+def is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")

@@ -1,0 +1,171 @@
+"""The builtin engine's repair policy: run the tests, plan a repair per failure, apply it.
+
+    run_tests -> for each failure: read its test file, classify, gather what the planner
+    needs (definitions, a module index), plan against the text earlier plans leave ->
+    edit_file every Edit of the pass in one batch -> run_tests again, up to MAX_PASSES
+    while edits apply -> finish with every repair and refusal.
+
+When failures remain at the end, the edits are withdrawn (the original files written
+back): a half-repaired file would be rejected by the fix workflow anyway, and the
+summary keeps the honest reason. Tests are never deleted, skipped or weakened here; the
+planners only change expected values, imports, keyword names and exception types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coder.builtin.engine import Policy, Steps, ToolRequest
+from coder.builtin.gather import definitions, module_sources, read_files
+from coder.builtin.plan import Edit, Plan, Refusal, failing_line, refuse
+from coder.builtin.repair.modules import ModuleIndex
+from coder.builtin.repair.summary import Outcome, rejected_summary, summary
+from coder.builtin.repair.triage import classify, kwarg_callee, plan_for
+from tools.harness.testrun import TestOutcome, TestRun
+
+MAX_PASSES = 3
+
+
+@dataclass
+class Workspace:
+    """What the policy has read, and the files as they were before its first edit."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    """Files as read, with the edits planned so far applied."""
+    originals: dict[str, str] = field(default_factory=dict)
+    """Files as they were before the first edit, for withdrawing the edits."""
+    index: ModuleIndex | None = None
+    definitions: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+
+class RepairPolicy:
+    """One conversation's repair; `rejected` withdraws its edits if the workflow says no."""
+
+    def __init__(self) -> None:
+        self.workspace = Workspace()
+        self.outcome = Outcome()
+
+    def run(self) -> Policy:
+        run = yield from _run_tests()
+        if run is None:
+            return "builtin engine: run_tests gave no structured result; nothing was changed"
+        self.outcome.first = self.outcome.last = run
+        for _ in range(MAX_PASSES):
+            if not run.failures or not (yield from self._repair_pass(run)):
+                break
+            run = yield from _run_tests()
+            if run is None:
+                break
+            self.outcome.last = run
+        if self.outcome.last.failures and self.workspace.originals:
+            yield from self._withdraw()
+        return summary(self.outcome)
+
+    def rejected(self, message: str) -> Policy:
+        withdrawn = bool(self.workspace.originals)
+        yield from self._withdraw()
+        return rejected_summary(self.outcome, message, withdrawn)
+
+    def _repair_pass(self, run: TestRun) -> Steps[bool]:
+        """Plan a repair for each failure not already refused as it stands, each against
+        the text the earlier plans leave, then apply all the edits in one batch."""
+        planned: list[tuple[TestOutcome, Edit]] = []
+        for failure in run.failures:
+            signature = _signature(failure)
+            if self.outcome.refused.get(failure.nodeid, ("",))[0] == signature:
+                continue  # planners are deterministic: the same failure, the same answer
+            plan = yield from self._plan(failure)
+            problem = plan.reason if isinstance(plan, Refusal) else self._stage(plan)
+            if problem or isinstance(plan, Refusal):
+                self.outcome.refused[failure.nodeid] = (signature, problem)
+                continue
+            self.outcome.refused.pop(failure.nodeid, None)
+            planned += [(failure, edit) for edit in plan]
+        if not planned:
+            return False
+        requests = [
+            ToolRequest("edit_file", {"path": edit.path, "old": edit.old, "new": edit.new})
+            for _, edit in planned
+        ]
+        results = yield requests
+        for (failure, edit), result in zip(planned, results, strict=True):
+            if result.failed:  # the staged text is no longer the file's: read it again
+                self.workspace.texts.pop(edit.path, None)
+                why = result.content.removeprefix("Error: ").splitlines()[0]
+                reason = f"edit_file refused {edit.path}:{edit.line}: {why}"
+                self.outcome.refused[failure.nodeid] = (_signature(failure), reason)
+            else:
+                self.outcome.repairs.append(edit)
+        return any(not result.failed for result in results)
+
+    def _stage(self, plan: list[Edit]) -> str:
+        """Apply a plan to the texts read (all its edits or none); why not, or ""."""
+        texts = self.workspace.texts
+        staged: dict[str, str] = {}
+        for edit in plan:
+            text = staged.get(edit.path, texts.get(edit.path))
+            if text is None:
+                return f"{edit.path}:{edit.line}: the planner edits a file the engine did not read"
+            if text.count(edit.old) != 1:
+                return f"{edit.path}:{edit.line}: the text to replace does not occur exactly once"
+            staged[edit.path] = text.replace(edit.old, edit.new, 1)
+        for path, text in staged.items():
+            self.workspace.originals.setdefault(path, texts[path])
+            texts[path] = text
+        return ""
+
+    def _plan(self, failure: TestOutcome) -> Steps[Plan]:
+        if not failure.file:
+            return refuse(failure.nodeid, "pytest named no file for this failure")
+        source = yield from self._source(failure.file)
+        if source is None:
+            return refuse(f"{failure.file}:{failing_line(failure)}", "cannot read the file")
+        kind = classify(failure, source)
+        context: Any = None
+        if kind == "kwarg":
+            name, pattern = kwarg_callee(failure.message) or ("", "")
+            context = yield from definitions(self.workspace.definitions, name, pattern)
+        elif kind == "import" or (kind == "raises" and "DID NOT RAISE" not in failure.message):
+            # A raises repair may need to import the exception class the code raises now.
+            if self.workspace.index is None:
+                self.workspace.index = ModuleIndex((yield from module_sources()))
+            context = self.workspace.index
+        return plan_for(kind, failure, source, context)
+
+    def _source(self, path: str) -> Steps[str | None]:
+        if path not in self.workspace.texts:
+            texts = yield from read_files([path])
+            if path not in texts:
+                return None
+            self.workspace.texts[path] = texts[path]
+        return self.workspace.texts[path]
+
+    def _withdraw(self) -> Steps[None]:
+        """Write back every file as it was before the first edit."""
+        originals = self.workspace.originals
+        if not originals:
+            return None
+        requests = [
+            ToolRequest("write_file", {"path": path, "content": text})
+            for path, text in originals.items()
+        ]
+        results = yield requests
+        for (path, text), result in zip(list(originals.items()), results, strict=True):
+            if not result.failed:
+                self.workspace.texts[path] = text
+                del originals[path]
+        self.outcome.withdrawn = not originals
+        return None
+
+
+def _run_tests() -> Steps[TestRun | None]:
+    [result] = yield [ToolRequest("run_tests", {})]
+    if result.data is None:
+        return None
+    return TestRun.model_validate(result.data)
+
+
+def _signature(failure: TestOutcome) -> str:
+    comparison = failure.comparison.model_dump_json() if failure.comparison else ""
+    return f"{failure.exc_type}|{failure.message}|{comparison}"

@@ -1,0 +1,215 @@
+"""Repair an expected literal that no longer matches what the code returns.
+
+    assert format_size(n) == "5.0 MB"      ->  == "5.0 MiB"   (the literal side is rewritten)
+    assert x == pytest.approx(64.0)        ->  approx(30.0)
+    assert f(n) == expected                ->  the failing parametrize row's element
+
+Only `==` and `is` (None/bools) are repaired, only when the observed value's repr is a
+literal of the same type as the old one; everything else is refused.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from coder.builtin.literals import (
+    changed_parts,
+    dominant_quote,
+    is_parsed,
+    node_value,
+    parse_literal,
+    quote_of,
+    render_like,
+    same,
+)
+from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
+from coder.builtin.repair.parametrize import find_element, param_id
+from coder.builtin.source import SourceText, make_edits
+from coder.builtin.syntax import enclosing_function, innermost, parse
+from tools.harness.testrun import TestOutcome
+
+_UNITTEST_OPS = {
+    "assertEqual": "==", "assertEquals": "==", "assertListEqual": "==",
+    "assertTupleEqual": "==", "assertDictEqual": "==", "assertSetEqual": "==",
+    "assertSequenceEqual": "==", "assertMultiLineEqual": "==", "assertIs": "is",
+}  # fmt: skip
+_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
+        ast.NotIn: "not in", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}  # fmt: skip
+_OP_REFUSALS = {
+    "!=": "`!=` failed, so the two values are now equal: there is no literal to write",
+    "is not": "`is not` failed, so the two values are now the same: no literal to write",
+    "in": "a membership test: which literal to write is a judgement call",
+    "not in": "a membership test: which literal to write is a judgement call",
+}
+
+
+@dataclass(frozen=True)
+class _Check:
+    """A failing comparison in the test: `left op right` or a unittest assertion."""
+
+    left: ast.expr
+    right: ast.expr
+    op: str
+    unittest: bool
+
+
+def plan_value(failure: FailureLike, test_source: str, path: str) -> Plan:
+    """Edits that write the value the code now returns into the test's expected literal."""
+    outcome = as_outcome(failure)
+    line = failing_line(outcome) or 0
+    where = f"{path}:{line}"
+    tree = parse(test_source)
+    if tree is None:
+        return refuse(where, "the test file does not parse")
+    check = _find_check(tree, line)
+    if check is None:
+        return refuse(where, "no `assert a == b` or assertEqual on the failing line")
+    if outcome.comparison is None:
+        kind = " (unittest assertions record none)" if check.unittest else ""
+        return refuse(where, f"no runtime values were recorded for the comparison{kind}")
+    why = _op_problem(check.op, outcome.comparison.op)
+    if why:
+        return refuse(where, why)
+    return _plan_sides(tree, check, outcome, SourceText(test_source), path)
+
+
+def _plan_sides(
+    tree: ast.Module, check: _Check, outcome: TestOutcome, source: SourceText, path: str
+) -> Plan:
+    line = failing_line(outcome) or 0
+    where = f"{path}:{line}"
+    kinds = [_side_kind(tree, node, line) for node in (check.left, check.right)]
+    fixed = [i for i, kind in enumerate(kinds) if kind in ("literal", "approx")]
+    params = [i for i, kind in enumerate(kinds) if kind == "param"]
+    sides = fixed or params
+    if len(sides) != 1:
+        what = "both sides are" if len(sides) == 2 else "neither side is"
+        return refuse(where, f"{what} an expected literal: cannot tell which one is stale")
+    comparison = outcome.comparison
+    assert comparison is not None
+    expected_side = sides[0]
+    observed_repr = comparison.right if expected_side == 0 else comparison.left
+    expected_repr = comparison.left if expected_side == 0 else comparison.right
+    new = parse_literal(observed_repr)
+    if not is_parsed(new):
+        shown = observed_repr if len(observed_repr) < 80 else observed_repr[:77] + "..."
+        return refuse(where, f"the observed value {shown} is not a literal to write back")
+    node = (check.left, check.right)[expected_side]
+    target = _target(tree, node, kinds[expected_side], outcome, parse_literal(expected_repr))
+    if isinstance(target, str):
+        return refuse(where, target)
+    return _rewrite(target, new, check, kinds[expected_side], outcome.nodeid, source, path)
+
+
+def _target(
+    tree: ast.Module, node: ast.expr, kind: str, outcome: TestOutcome, expected: Any
+) -> ast.expr | str:
+    """The literal node to rewrite (inside approx(), or in the parametrize table)."""
+    if kind == "approx":
+        assert isinstance(node, ast.Call)
+        return node.args[0]
+    if kind == "param":
+        assert isinstance(node, ast.Name)
+        func = enclosing_function(tree, node.lineno)
+        assert func is not None
+        return find_element(tree, func, node.id, outcome.nodeid, expected)
+    if is_parsed(expected) and not same(node_value(node), expected):
+        return "the recorded expected value differs from the literal on that line"
+    return node
+
+
+def _rewrite(
+    node: ast.expr, new: Any, check: _Check, kind: str, nodeid: str, source: SourceText, path: str
+) -> Plan:
+    old = node_value(node)
+    where = f"{path}:{node.lineno}"
+    if not is_parsed(old):
+        return refuse(where, f"the expected value {source.segment(node)} is not a literal")
+    if kind == "approx" and not _numeric(new):
+        return refuse(where, "pytest.approx needs a number, and the code returns something else")
+    if kind != "approx" and type(old) is not type(new):
+        change = f"{type(old).__name__} -> {type(new).__name__}"
+        return refuse(where, f"the type changed ({change}): a behaviour change, not a stale value")
+    if check.op == "is" and new not in (None, True, False):
+        return refuse(where, "`is` needs None, True or False")
+    quote = dominant_quote(source.text)
+    why = "the code now returns it"
+    if kind == "param":
+        why = f"in the failing parametrize row [{param_id(nodeid)}]; {why}"
+    replacements = []
+    for part, value in changed_parts(node, old, new):
+        before = source.segment(part)
+        after = render_like(before, value, quote_of(before, quote))
+        reason = f"{path}:{part.lineno} expected {_short(before)} -> {_short(after)}"
+        replacements.append(source.replace(part, after, f"{reason} ({why})"))
+    if not replacements:
+        return refuse(where, "the observed value is the expected literal already")
+    return make_edits(path, source, replacements)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    flat = text.replace("\n", "\\n")
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _numeric(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    if isinstance(value, list | tuple):
+        return all(_numeric(item) for item in value)
+    return isinstance(value, dict) and all(_numeric(item) for item in value.values())
+
+
+def _op_problem(written: str, recorded: str) -> str | None:
+    if written != recorded:
+        return f"the recorded comparison ({recorded}) is not the one on that line ({written})"
+    if written in ("==", "is"):
+        return None
+    return _OP_REFUSALS.get(written, f"an ordering comparison ({written}) has no single value")
+
+
+def _side_kind(tree: ast.Module, node: ast.expr, line: int) -> str:
+    if is_parsed(node_value(node)):
+        return "literal"
+    if isinstance(node, ast.Call) and _is_approx(node):
+        return "approx"
+    if isinstance(node, ast.Name):
+        func = enclosing_function(tree, line)
+        if func is not None and node.id in _parametrized_names(func):
+            return "param"
+    return "other"
+
+
+def _is_approx(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "approx" and len(call.args) == 1 and is_parsed(node_value(call.args[0]))
+
+
+def _parametrized_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    names = set()
+    for decorator in func.decorator_list:
+        if isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize":
+            names |= {arg.arg for arg in func.args.args}
+    return names
+
+
+def _find_check(tree: ast.Module, line: int) -> _Check | None:
+    return innermost(tree, line, _as_check)
+
+
+def _as_check(node: ast.AST) -> _Check | None:
+    if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+        test = node.test
+        if len(test.ops) == 1:
+            op = _OPS.get(type(test.ops[0])) or "?"
+            return _Check(test.left, test.comparators[0], op, unittest=False)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        method_op = _UNITTEST_OPS.get(node.func.attr)
+        if method_op and len(node.args) >= 2:
+            return _Check(node.args[0], node.args[1], method_op, unittest=True)
+    return None

@@ -1,0 +1,97 @@
+"""`coder doctor`: what coder would use here, and what is missing."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from coder import __version__
+from coder.config import Settings
+from sandbox import LocalSandbox, SandboxUnavailable
+from sandbox.docker.engine import check_image_tools, connect
+
+Row = tuple[str, str, str]
+
+
+def run_doctor(settings: Settings, repo: Path) -> int:
+    """Print a table of checks; exit 0 when a run could start, 1 otherwise."""
+    docker_rows, docker_ok = _docker_checks(settings)
+    rows = [
+        ("coder", "ok", f"{__version__} on Python {platform.python_version()} ({sys.executable})"),
+        _model_check(settings),
+        *docker_rows,
+        *_local_checks(repo),
+        _isolation(settings, repo, docker_ok),
+    ]
+    table = Table(title="coder doctor", show_lines=False)
+    for column in ("check", "state", "detail"):
+        table.add_column(column)
+    colours = {"ok": "green", "warn": "yellow", "fail": "red"}
+    for name, state, detail in rows:
+        table.add_row(name, f"[{colours[state]}]{state}[/]", detail)
+    Console(highlight=False).print(table)
+    return 1 if any(state == "fail" for _, state, _ in rows) else 0
+
+
+def _model_check(settings: Settings) -> Row:
+    if settings.model is None:
+        return (
+            "model",
+            "warn",
+            "none configured: `coder fix` uses the builtin engine; for an LLM pass --model "
+            "or set LLM_MODEL",
+        )
+    key = "key set" if settings.api_key else "no key"
+    where = f" at {settings.base_url}" if settings.base_url else ""
+    return ("model", "ok", f"{settings.model}{where} ({key}, {settings.tool_protocol} tools)")
+
+
+def _docker_checks(settings: Settings) -> tuple[list[Row], bool]:
+    wanted = "fail" if settings.sandbox == "docker" else "warn"
+    try:
+        client = connect(timeout=5)
+    except SandboxUnavailable as error:
+        return [("docker engine", wanted, str(error))], False
+    try:
+        return _image_rows(client, settings, wanted)
+    finally:
+        client.close()
+
+
+def _image_rows(client: Any, settings: Settings, wanted: str) -> tuple[list[Row], bool]:
+    engine = ("docker engine", "ok", f"Docker {client.version().get('Version', '?')}")
+    problem = check_image_tools(client, settings.image)
+    if problem is None:
+        return [engine, ("sandbox image", "ok", f"{settings.image} (python3 + pytest)")], True
+    if "coder sandbox build" not in problem:
+        problem += "; build it with `coder sandbox build` (or `--offline`)"
+    return [engine, ("sandbox image", wanted, problem)], False
+
+
+def _local_checks(repo: Path) -> list[Row]:
+    bwrap = shutil.which("bwrap")
+    return [
+        ("local sandbox", "ok", LocalSandbox(repo).isolation),
+        (
+            "bubblewrap",
+            "ok" if bwrap else "warn",
+            bwrap or "not installed: local runs keep the network on (apt install bubblewrap)",
+        ),
+    ]
+
+
+def _isolation(settings: Settings, repo: Path, docker_ok: bool) -> Row:
+    if settings.sandbox == "local" or (settings.sandbox == "auto" and not docker_ok):
+        return ("isolation in force", "ok", f"--sandbox {settings.sandbox}: local")
+    return (
+        "isolation in force",
+        "ok" if docker_ok else "fail",
+        f"--sandbox {settings.sandbox}: "
+        "docker, network off, non-root, read-only root, memory/CPU/pids limits",
+    )

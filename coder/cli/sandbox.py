@@ -1,0 +1,60 @@
+"""`coder sandbox build|prune`: the Docker image and what crashed runs left behind."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from coder.cli.console import err_console
+from sandbox.docker.engine import connect, prune
+from sandbox.docker.images import DEFAULT_IMAGE, build_from_dockerfile, build_offline
+
+sandbox_app = typer.Typer(help="Build the Docker sandbox image; clean up.", no_args_is_help=True)
+
+
+def _log(line: str) -> None:
+    err_console.print(line, style="dim", soft_wrap=True, markup=False)
+
+
+@sandbox_app.command("build")
+def build(
+    image: Annotated[str, typer.Option("--image", help="Tag to build.")] = DEFAULT_IMAGE,
+    offline: Annotated[
+        bool,
+        typer.Option("--offline", help="No registry: debootstrap a Debian root (root needed)."),
+    ] = False,
+) -> None:
+    """Build the sandbox image (Python, pytest, coverage, a non-root user)."""
+    if offline:
+        build_offline(image, _log)
+    else:
+        client = connect()
+        try:
+            build_from_dockerfile(client, image, _log)
+        finally:
+            client.close()
+    err_console.print(f"[green]built {image}[/]")
+
+
+@sandbox_app.command("prune")
+def prune_command(
+    images: Annotated[
+        bool, typer.Option("--images", help="Also remove cached --setup images.")
+    ] = False,
+    everything: Annotated[
+        bool, typer.Option("--all", help="Also remove containers of runs still going.")
+    ] = False,
+) -> None:
+    """Remove containers left by crashed runs (only those carrying coder's label;
+    containers of runs still going are kept unless --all)."""
+    client = connect()
+    try:
+        removed = prune(client, everything=everything)
+        if images:
+            from sandbox.docker.setup import prune_setup_images
+
+            removed += prune_setup_images(client)
+    finally:
+        client.close()
+    print(f"removed {len(removed)}" + (": " + ", ".join(removed) if removed else ""))

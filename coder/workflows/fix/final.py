@@ -1,0 +1,124 @@
+"""The last gate of `coder fix`: all verified repairs together, on the full suite.
+
+A test that passed at baseline and now fails (twice, so a flaky one is not blamed)
+is a regression; the repairs that touched its file, or a file other tests load (a
+conftest.py, a helper, a source file), are dropped. When no repair reaches the failing
+test (each touched only test modules of its own), the repairs cannot have broken it:
+it is reported flaky and the repairs are kept.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from coder.delivery.patching import Changes
+from coder.workflows.fix.baseline import Baseline
+from coder.workflows.fix.group import GroupOutcome
+from coder.workflows.session import RunHooks, Session
+from sandbox import Sandbox
+from tools.harness.testrun import TestRun, run_pytest, summary_line
+from tools.testfiles import is_test_module
+
+_ATTEMPTS = 3
+
+
+def merge(outcomes: list[GroupOutcome]) -> Changes:
+    merged: Changes = {}
+    for outcome in outcomes:
+        merged.update(outcome.changes)
+    return merged
+
+
+def final_check(
+    session: Session,
+    sandbox: Sandbox,
+    baseline: Baseline,
+    outcomes: list[GroupOutcome],
+    tests: list[str] | None,
+    hooks: RunHooks,
+) -> tuple[list[GroupOutcome], TestRun | None]:
+    """The repairs that survive the full suite, and that suite's last run."""
+    kept = _without_overlaps([o for o in outcomes if o.repaired])
+    for _ in range(_ATTEMPTS):
+        if not kept:
+            sync(sandbox, session, outcomes, [])
+            return [], None
+        sync(sandbox, session, outcomes, kept)
+        run, regressions = _full_run(session, sandbox, baseline, tests)
+        hooks.info(f"full suite with the repairs: {summary_line(run)}")
+        if not regressions:
+            return kept, run
+        blamed = _blame(kept, regressions)
+        if not blamed:
+            hooks.info(f"flaky (no repair reaches them, yet they failed): {', '.join(regressions)}")
+            baseline.flaky += regressions
+            return kept, run
+        for outcome in blamed:
+            outcome.repaired = False
+            outcome.reason = "with it, tests that passed before now fail: " + ", ".join(regressions)
+        kept = [o for o in kept if o not in blamed]
+    return [], None
+
+
+def sync(
+    sandbox: Sandbox, session: Session, outcomes: list[GroupOutcome], kept: list[GroupOutcome]
+) -> None:
+    """Make every file any group touched hold the kept repairs, or else its original."""
+    merged = merge(kept)
+    touched = {path for outcome in outcomes for path in outcome.changes} | set(merged)
+    wanted = {**session.originals_of(p for p in touched if p not in merged), **merged}
+    held = sandbox.changes()  # write only what differs: each write is a round trip
+    _apply(sandbox, {p: d for p, d in wanted.items() if held.get(p, session.original(p)) != d})
+
+
+def _full_run(
+    session: Session, sandbox: Sandbox, baseline: Baseline, tests: list[str] | None
+) -> tuple[TestRun, list[str]]:
+    timeout = session.settings.test_timeout
+    run = run_pytest(sandbox, tests, timeout=timeout)
+    regressions = _regressions(baseline.run, run)
+    if regressions:  # once more, so that a flaky test is not taken for a regression
+        rerun = run_pytest(sandbox, regressions, timeout=timeout)
+        regressions = [n for n in regressions if rerun.outcomes.get(n) != "passed"]
+    return run, regressions
+
+
+def _regressions(baseline: TestRun, run: TestRun) -> list[str]:
+    failed = ("failed", "error")
+    return sorted(
+        n for n, o in run.outcomes.items() if o in failed and baseline.outcomes.get(n) == "passed"
+    )
+
+
+def _blame(kept: list[GroupOutcome], regressions: list[str]) -> list[GroupOutcome]:
+    files = {nodeid.split("::")[0] for nodeid in regressions}
+    return [o for o in kept if any(p in files or not is_test_module(p) for p in o.changes)]
+
+
+def _without_overlaps(kept: list[GroupOutcome]) -> list[GroupOutcome]:
+    """Two repairs that write the same file differently cannot both be right."""
+    chosen: list[GroupOutcome] = []
+    for outcome in kept:
+        clash = next(
+            (
+                c
+                for c in chosen
+                for p in outcome.changes
+                if p in c.changes and c.changes[p] != outcome.changes[p]
+            ),
+            None,
+        )
+        if clash is None:
+            chosen.append(outcome)
+            continue
+        outcome.repaired = False
+        outcome.reason = f"its change clashes with the repair of {clash.group.file}"
+    return chosen
+
+
+def _apply(sandbox: Sandbox, changes: Changes) -> None:
+    for path, data in sorted(changes.items()):
+        if data is None:
+            sandbox.exec(f"rm -f -- {shlex.quote(path)}")
+        else:
+            sandbox.write(path, data)

@@ -1,0 +1,1 @@
+"""coder.workflows.gen.workflow."""

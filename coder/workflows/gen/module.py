@@ -1,0 +1,250 @@
+"""Write tests for one module with the agent, and keep only those that earn their place.
+
+The agent writes; each new test is judged (coder/workflows/gen/judge.py); the rejected
+ones are taken out of the file and their reasons go back to the agent, at most
+FEEDBACK_ROUNDS times. A failed comparison the agent or the test itself calls a bug is
+reported as a possible bug, with the test and the failure as evidence; so is a kept test
+marked xfail(strict=True), which stays in the suite to turn red once the bug is fixed.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from coder.agent.loop import Agent, AgentResult
+from coder.agent.prompts import GEN_TASK
+from coder.delivery.patching import Changes
+from coder.delivery.report import PossibleBug
+from coder.models import Usage
+from coder.workflows.fix.group import model_for
+from coder.workflows.gen.judge import Covered, Judgement, judge_file
+from coder.workflows.gen.options import GenOptions
+from coder.workflows.gen.targets import ModuleTarget
+from coder.workflows.run import agent_config
+from coder.workflows.session import RunHooks, Session
+from sandbox import Sandbox
+from tools import ToolContext, default_registry
+from tools.testfiles import is_test_file, is_test_module, tests_only_policy
+
+FEEDBACK_ROUNDS = 2
+_BUG_LINE = re.compile(r"^\W*POSSIBLE BUG:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
+_SAYS_BUG = re.compile(r"\bbug\b", re.IGNORECASE)
+_BUG_PREFIX = re.compile(r"^\s*possible bug\s*:\s*", re.IGNORECASE)
+
+
+@dataclass
+class ModuleOutcome:
+    module: ModuleTarget
+    changes: Changes = field(default_factory=dict)
+    """The files this module's kept tests live in, as the sandbox now holds them."""
+    kept: list[str] = field(default_factory=list)
+    rejected: dict[str, str] = field(default_factory=dict)
+    """Node id -> the filter it failed (its last verdict, if judged more than once)."""
+    possible_bugs: list[PossibleBug] = field(default_factory=list)
+    summary: str = ""
+    error: str | None = None
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+
+def write_tests(
+    session: Session,
+    sandbox: Sandbox,
+    module: ModuleTarget,
+    held: Changes,
+    covered: Covered,
+    options: GenOptions,
+    hooks: RunHooks,
+) -> ModuleOutcome:
+    """Tests for `module`, judged against `covered` (which grows); `held` holds what the
+    sandbox kept from the modules before."""
+    agent = _agent(session, sandbox, module, hooks)
+    result = agent.run(gen_task(module, options.reruns), task_data=module.task_data())
+    outcome = ModuleOutcome(module)
+    settled = dict(held)
+    for round_number in range(FEEDBACK_ROUNDS + 1):
+        judgements = _judge_round(
+            session, sandbox, agent.context.written, settled, covered, options
+        )
+        _record(outcome, judgements, result)
+        rejected = {n: r for j in judgements for n, r in j.rejected.items()}
+        if not rejected or round_number == FEEDBACK_ROUNDS or result.status != "finished":
+            break
+        hooks.info(f"{module.path}: {len(rejected)} test(s) rejected; asking for better ones")
+        result = agent.resume(feedback(judgements, module, covered))
+    outcome.changes = {p: d for p, d in settled.items() if held.get(p, session.original(p)) != d}
+    outcome.turns, outcome.usage = agent.turns, agent.usage
+    return outcome
+
+
+def _agent(session: Session, sandbox: Sandbox, module: ModuleTarget, hooks: RunHooks) -> Agent:
+    settings = session.settings
+    context = ToolContext(
+        sandbox=sandbox,
+        write_policy=tests_only_policy,
+        approve=hooks.approve,
+        default_tests=[module.test_file],
+        test_timeout=settings.test_timeout,
+        shell_timeout=settings.shell_timeout,
+    )
+    return Agent(
+        model_for(session.model, module.path),
+        default_registry(),
+        context,
+        agent_config(settings),
+        tracer=session.tracer,
+        on_event=hooks.on_event,
+    )
+
+
+def gen_task(module: ModuleTarget, reruns: int) -> str:
+    uncovered = "\n".join(
+        f"- {name} (lines {line_ranges(lines)})" if lines else f"- {name} (branches)"
+        for name, lines in module.uncovered_lines.items()
+    )
+    note = "it exists: add to it" if module.test_file_exists else "a new file"
+    return GEN_TASK.format(
+        module=module.module,
+        path=module.path,
+        uncovered=uncovered,
+        test_file=module.test_file,
+        file_note=note,
+        reruns=reruns,
+    )
+
+
+def _judge_round(
+    session: Session,
+    sandbox: Sandbox,
+    written: set[str],
+    settled: Changes,
+    covered: Covered,
+    options: GenOptions,
+) -> list[Judgement]:
+    """Judge every test module the agent wrote (`written`) since `settled`; the sandbox
+    and `settled` then hold the kept tests and the test-support files it wrote."""
+    judgements = []
+    for path, data in sorted(sandbox.changes().items()):
+        before = settled.get(path, session.original(path))
+        if data == before or path.startswith(".coder/"):
+            continue
+        if path not in written or not is_test_file(path) or data is None:
+            # Left by a test run or a command, a source file, or deleted: undone.
+            _restore(sandbox, path, data, before)
+        elif not is_test_module(path):
+            settled[path] = data  # test support the agent wrote: a conftest.py, a helper
+        else:
+            judgement = _judge(session, sandbox, path, before, data, covered, options)
+            settled[path] = judgement.text.encode("utf-8") if judgement.kept else before
+            _restore(sandbox, path, data, settled[path])
+            judgements.append(judgement)
+    return judgements
+
+
+def _judge(
+    session: Session,
+    sandbox: Sandbox,
+    path: str,
+    before: bytes | None,
+    after: bytes,
+    covered: Covered,
+    options: GenOptions,
+) -> Judgement:
+    old = before.decode("utf-8", errors="replace") if before is not None else None
+    new = after.decode("utf-8", errors="replace")
+    timeout = session.settings.test_timeout
+    return judge_file(sandbox, path, old, new, covered, options.reruns, timeout)
+
+
+def _restore(sandbox: Sandbox, path: str, now: bytes | None, wanted: bytes | None) -> None:
+    if now == wanted:
+        return
+    if wanted is None:
+        sandbox.exec(f"rm -f -- {shlex.quote(path)}")
+    else:
+        sandbox.write(path, wanted)
+
+
+def _record(outcome: ModuleOutcome, judgements: list[Judgement], result: AgentResult) -> None:
+    if result.status != "finished":
+        outcome.error = f"the agent stopped ({result.status}): {result.error or result.summary}"
+    outcome.summary = result.summary or outcome.summary
+    for judgement in judgements:
+        path = judgement.path
+        outcome.kept += [test.nodeid(path) for test in judgement.kept]
+        for name, reason in judgement.rejected.items():
+            outcome.rejected[judgement.candidates[name].nodeid(path)] = reason
+    for nodeid in outcome.kept:  # rejected first, then rewritten and kept
+        outcome.rejected.pop(nodeid, None)
+    known = {bug.test or bug.message for bug in outcome.possible_bugs}
+    for bug in possible_bugs(judgements, result.summary):
+        if (bug.test or bug.message) not in known:
+            outcome.possible_bugs.append(bug)
+
+
+def possible_bugs(judgements: list[Judgement], summary: str) -> list[PossibleBug]:
+    """Kept tests marked xfail(strict=True), failed comparisons the test or the agent's
+    summary calls a bug, and every other `POSSIBLE BUG:` line of the summary."""
+    claims = [m.group(1) for m in _BUG_LINE.finditer(summary or "")]
+    bugs: list[PossibleBug] = []
+    for judgement in judgements:
+        for test in (t for t in judgement.kept if t.xfail):
+            said = _BUG_PREFIX.sub("", test.reason).strip()
+            claim = next((c for c in claims if said and c.endswith(said)), None)
+            claim = claim or next((c for c in claims if _names(c, test.name)), None)
+            message = claim or said or f"{test.name} fails (marked xfail)"
+            nodeid = test.nodeid(judgement.path)
+            bugs.append(PossibleBug(test=nodeid, message=message, evidence=test.source.strip()))
+            claims = [c for c in claims if c != claim]
+    for judgement in judgements:
+        for name, failure in judgement.failures.items():
+            test = judgement.candidates[name]
+            claim = next((c for c in claims if _names(c, name)), None)
+            compared = failure.exc_type == "AssertionError" and failure.comparison is not None
+            if claim is not None or (compared and _SAYS_BUG.search(test.source)):
+                message = claim or (failure.message.splitlines() or [""])[0]
+                evidence = f"{test.source.rstrip()}\n\n{judgement.rejected.get(name, '')}"
+                nodeid = test.nodeid(judgement.path)
+                bugs.append(PossibleBug(test=nodeid, message=message, evidence=evidence.strip()))
+                claims = [c for c in claims if c != claim]
+    return bugs + [PossibleBug(test="", message=claim) for claim in claims]
+
+
+def _names(claim: str, name: str) -> bool:
+    short = name.rsplit(".", 1)[-1]
+    return re.search(rf"\b{re.escape(short)}\b", claim) is not None
+
+
+def feedback(judgements: list[Judgement], module: ModuleTarget, covered: Covered) -> str:
+    lines = []
+    for judgement in judgements:
+        if judgement.rejected:
+            lines.append(f"These tests were removed from {judgement.path}:")
+            lines += [f"- {name}: {reason}" for name, reason in judgement.rejected.items()]
+    still = sorted(
+        {line for lines_ in module.uncovered_lines.values() for line in lines_}
+        - {line for path, line in covered.lines if path == module.path}
+    )
+    left = f"lines {line_ranges(still)}" if still else "no line (maybe some branches)"
+    lines += [
+        "",
+        f"The test files now hold only the tests that were kept. In {module.path}, "
+        f"{left} still run under no test.",
+        "Write tests that fix the problems above or cover what is left, then call finish. "
+        "If a test failed because the code is wrong, do not bend the test to the wrong "
+        "output: add `POSSIBLE BUG: <test name>: <why>` to your finish summary.",
+    ]
+    return "\n".join(lines)
+
+
+def line_ranges(lines: list[int]) -> str:
+    """`[1, 2, 3, 7]` -> "1-3, 7"."""
+    ranges: list[list[int]] = []
+    for line in sorted(lines):
+        if ranges and line == ranges[-1][1] + 1:
+            ranges[-1][1] = line
+        else:
+            ranges.append([line, line])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)

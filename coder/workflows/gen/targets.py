@@ -1,0 +1,135 @@
+"""What `coder gen` writes tests for: the least covered modules (restricted by --target and
+--changed-since), their uncovered functions, and the test file each module's tests go in."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import git
+
+from coder.config import ConfigError
+from tools.harness.coverage import Target
+from tools.testfiles import is_test_file, is_test_module
+
+
+@dataclass
+class ModuleTarget:
+    """One module and its uncovered functions: one agent writes tests for it."""
+
+    path: str
+    module: str
+    test_file: str
+    test_file_exists: bool
+    functions: list[str] = field(default_factory=list)
+    uncovered_lines: dict[str, list[int]] = field(default_factory=dict)
+    uncovered_branches: int = 0
+
+    @property
+    def missing(self) -> int:
+        return sum(len(lines) for lines in self.uncovered_lines.values())
+
+    def task_data(self) -> dict[str, Any]:
+        """What the builtin generator reads from the task message's `_data`."""
+        return {
+            "target": {
+                "path": self.path,
+                "module": self.module,
+                "test_file": self.test_file,
+                "functions": list(self.functions),
+                "uncovered_lines": {name: list(ls) for name, ls in self.uncovered_lines.items()},
+            }
+        }
+
+
+def changed_modules(repo: Path, ref: str) -> list[str]:
+    """Python source files (repository-relative) changed since `ref` (`git diff REF...`)."""
+    try:
+        git_repo = git.Repo(repo, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise ConfigError(f"--changed-since needs a git repository; {repo} is not in one") from exc
+    try:
+        names = git_repo.git.diff("--name-only", f"{ref}...", "--").splitlines()
+    except git.GitCommandError as exc:
+        raise ConfigError(
+            f"--changed-since {ref}: git cannot compare with that ref "
+            "(a branch, tag or commit that exists here, e.g. origin/main)"
+        ) from exc
+    top = Path(git_repo.working_tree_dir or repo).resolve()
+    prefix = repo.resolve().relative_to(top)
+    inside = [n for n in names if _under(n, prefix) and (top / n).is_file()]
+    relative = [PurePosixPath(n).relative_to(prefix.as_posix()).as_posix() for n in inside]
+    return sorted(p for p in relative if p.endswith(".py") and not is_test_file(p))
+
+
+def group_targets(
+    targets: Iterable[Target], files: Mapping[str, bytes], limit: int
+) -> list[ModuleTarget]:
+    """One ModuleTarget per module, the most uncovered lines first, at most `limit`."""
+    modules: dict[str, ModuleTarget] = {}
+    for target in sorted(targets, key=lambda t: (t.path, t.line)):  # functions in file order
+        module = modules.get(target.path)
+        if module is None:
+            module = modules[target.path] = ModuleTarget(target.path, target.module, "", False)
+        module.functions.append(target.qualname)
+        module.uncovered_lines[target.qualname] = list(target.uncovered_lines)
+        module.uncovered_branches += target.uncovered_branches
+    for module in modules.values():
+        names = {name.split(".")[0] for name in module.functions}
+        module.test_file, module.test_file_exists = test_file_for(
+            module.path, module.module, files, names
+        )
+    ranked = sorted(modules.values(), key=lambda m: (-m.missing, m.path))
+    return [m for m in ranked if m.functions][:limit]
+
+
+def test_file_for(
+    path: str, module: str, files: Mapping[str, bytes], names: Iterable[str] = ()
+) -> tuple[str, bool]:
+    """The existing test file for `module` (named after it, or importing it; for a
+    package, using the most of `names`, the functions and classes to test), else a new
+    `test_<name>.py` where the project keeps its tests; and whether it exists."""
+    tests = sorted(p for p in files if is_test_module(p))
+    stem = module.rsplit(".", 1)[-1]
+    named = [p for p in tests if PurePosixPath(p).name in (f"test_{stem}.py", f"{stem}_test.py")]
+    importing = [p for p in tests if _imports(files[p], module)]
+    wanted = set(names)
+    if wanted and path.endswith("__init__.py"):  # every test imports a package: the one
+        # that uses the functions and classes to test is its test file, if any is
+        uses = {p: _mentions(files[p], wanted) for p in importing}
+        importing = sorted((p for p in importing if uses[p]), key=lambda p: -uses[p])
+    existing = [p for p in named if p in importing] + importing + named
+    if existing:
+        return existing[0], True
+    in_tests = not tests or any(p.startswith("tests/") for p in tests)
+    folder = PurePosixPath("tests" if in_tests else PurePosixPath(tests[0]).parent)
+    new = (folder / f"test_{stem}.py").as_posix()
+    if new in files:  # the test file of another module with the same short name
+        new = (folder / f"test_{module.replace('.', '_')}.py").as_posix()
+    return new, False
+
+
+def _mentions(data: bytes, names: set[str]) -> int:
+    """How many of `names` the file's text uses as words."""
+    words = set(re.findall(r"\w+", data.decode("utf-8", errors="replace")))
+    return len(names & words)
+
+
+def _imports(data: bytes, module: str) -> bool:
+    """`import a.b`, `from a.b import x` or `from a import b` for module `a.b`."""
+    text = data.decode("utf-8", errors="replace")
+    package, _, name = module.rpartition(".")
+    patterns = [
+        rf"^\s*import\s+{re.escape(module)}\b",
+        rf"^\s*from\s+{re.escape(module)}\s+import\b",
+    ]
+    if package:
+        patterns.append(rf"^\s*from\s+{re.escape(package)}\s+import\s+[^#\n]*\b{re.escape(name)}\b")
+    return any(re.search(p, text, re.MULTILINE) for p in patterns)
+
+
+def _under(name: str, prefix: Path) -> bool:
+    return prefix == Path(".") or PurePosixPath(name).is_relative_to(prefix.as_posix())

@@ -1,0 +1,1 @@
+"""sandbox.docker.sandbox."""

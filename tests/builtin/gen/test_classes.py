@@ -1,0 +1,140 @@
+"""The builtin generator on classes as real libraries write them: a base class in the
+same module, special methods, `obj[key] = value` to fill an instance, acronym names.
+
+End to end through the real Agent and LocalSandbox (as tests/builtin/gen/test_generator.py), then
+the pieces: where tests go, and how their imports are placed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coder.builtin.gen.render import Rendered
+from coder.builtin.gen.targets import find_targets
+from coder.builtin.gen.testfile import import_style, merged
+from coder.builtin.gen.values import snake_case
+from coder.workflows.gen import (
+    targets as gen_targets,  # its test_file_for must not be collected
+)
+from tests.helpers import function_source, generate, run_pytest_in
+
+STORE = """\
+class Store:
+    def __init__(self, capacity):
+        self._data = {}
+        self.capacity = capacity
+
+    def __len__(self):
+        return len(self._data)
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __setitem__(self, key, value):
+        if len(self._data) >= self.capacity:
+            raise OverflowError("full")
+        self._data[key] = value
+
+    def __contains__(self, key):
+        return key in self._data
+
+    def __copy__(self):
+        return Store(self.capacity)
+
+
+class LRUStore(Store):
+    def oldest(self):
+        return next(iter(self._data))
+"""
+TARGETS = [
+    "LRUStore.oldest",
+    "Store.__getitem__",
+    "Store.__contains__",
+    "Store.__setitem__",
+    "Store.__copy__",
+]
+
+
+def test_special_methods_are_called_by_their_syntax(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"store.py": STORE}, "store", TARGETS)
+    # The subclass gets the base's constructor (a capacity guessed from its name).
+    assert function_source(generated.text, "test_lru_store_oldest_raises_stop_iteration") == (
+        "def test_lru_store_oldest_raises_stop_iteration():\n"
+        "    lru_store = LRUStore(3)\n"
+        "    with pytest.raises(StopIteration):\n"
+        "        lru_store.oldest()"
+    )
+    assert function_source(
+        generated.text, "test_store_getitem_after_setting_an_item_with_key_abc"
+    ) == (
+        "def test_store_getitem_after_setting_an_item_with_key_abc():\n"
+        "    store = Store(3)\n"
+        '    store["abc"] = 2.5\n'
+        '    assert store["abc"] == pytest.approx(2.5)'
+    )
+    assert '    assert ("abc" in store) is False' in generated.text
+    assert function_source(generated.text, "test_store_setitem_with_typical_input") == (
+        "def test_store_setitem_with_typical_input():\n"
+        "    store = Store(3)\n"
+        '    store["abc"] = 2.5\n'
+        "    assert len(store) == 1"
+    )
+    assert "__getitem__" not in generated.text and "__setitem__" not in generated.text
+    assert "- Store.__copy__: skipped (a special method called by syntax" in generated.summary
+    done = run_pytest_in(generated.repo)
+    assert done.returncode == 0, done.stdout
+
+
+def test_inherited_methods_serve_the_subclass_but_are_not_targets_twice() -> None:
+    targets = {t.name: t for t in find_targets(STORE, [], "store")}
+    assert "LRUStore.__init__" not in targets and "LRUStore.oldest" in targets
+    assert "len(lru_store)" in targets["LRUStore.oldest"].observers
+
+
+def test_names_in_tests_split_acronyms() -> None:
+    assert snake_case("FIFOCache") == "fifo_cache"
+    assert snake_case("HTTPServer") == "http_server"
+    assert snake_case("addItem") == "add_item"
+    assert snake_case("__getitem__") == "getitem"
+
+
+def test_a_packages_tests_go_where_its_classes_are_used() -> None:
+    files = {
+        "pkg/__init__.py": b"class Cache: ...\nclass Store: ...\n",
+        "tests/test_cache.py": b"import pkg\n\n\ndef test_cache():\n    pkg.Cache()\n",
+        "tests/test_store.py": b"from pkg import Store\n\n\ndef test_store():\n    Store()\n",
+    }
+    assert gen_targets.test_file_for("pkg/__init__.py", "pkg", files, {"Store"}) == (
+        "tests/test_store.py",
+        True,
+    )
+    assert gen_targets.test_file_for("pkg/__init__.py", "pkg", files, {"Other"}) == (
+        "tests/test_pkg.py",
+        False,
+    )
+
+
+def test_new_imports_take_their_isort_places() -> None:
+    test = Rendered("test_x", "def test_x():\n    random.seed(1)\n", {"f"}, True, {"random"})
+    existing = (
+        "import unittest\nfrom pathlib import Path\n\nimport calc\n\n\ndef test_a():\n"
+        "    assert 1\n"
+    )
+    text = merged(existing, "calc", import_style(existing, "calc"), [test])
+    assert text.startswith(
+        "import random\nimport unittest\nfrom pathlib import Path\n\nimport pytest\n\nimport calc\n"
+    )
+
+
+def test_public_functions_are_probed_before_private_helpers() -> None:
+    source = "".join(f"def _helper{n}(x: int) -> int:\n    return x\n\n\n" for n in range(20))
+    source += "def api(x: int) -> int:\n    return _helper0(x)\n"
+    names = [f"_helper{n}" for n in range(20)] + ["api"]
+    targets = find_targets(source, names, "m")
+    assert targets[0].name == "api" and not targets[0].skip
+    assert targets[-1].skip == "over the 15 targets probed per module"
+
+
+def test_special_methods_come_after_the_public_api() -> None:
+    targets = find_targets(STORE, ["Store.__contains__", "LRUStore.oldest"], "store")
+    assert [t.name for t in targets] == ["LRUStore.oldest", "Store.__contains__"]

@@ -1,0 +1,67 @@
+"""The builtin generator pins what a test's result must not depend on: the
+environment variables a function reads, and what it prints is asserted with capsys.
+
+End to end through the real Agent and LocalSandbox; the generated tests then pass in
+a shell that sets those variables."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from coder.builtin.gen.freeze import OTHER, volatile_sources
+from tests.helpers import function_source, generate, run_pytest_in
+
+COLOUR = """\
+import os
+
+
+def use_colour() -> bool:
+    if "NO_COLOR" in os.environ:
+        return False
+    return os.environ.get("FORCE_COLOR", "") == "1" or os.getenv("TERM") == "xterm"
+
+
+def shout(text: str) -> None:
+    print(text.upper() + ("!" if use_colour() else ""))
+
+
+def everything() -> int:
+    return len(os.environ)
+
+
+def forget(text: str) -> None:
+    text.upper()
+"""
+
+
+def test_variables_read_by_name_are_unset_and_printing_is_checked(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"colour.py": COLOUR}, "colour")
+    unset = (
+        '    for name in ("FORCE_COLOR", "NO_COLOR", "TERM"):\n'
+        "        monkeypatch.delenv(name, raising=False)\n"
+    )
+    assert function_source(generated.text, "test_use_colour_false", "monkeypatch") == (
+        "def test_use_colour_false(monkeypatch):\n" + unset + "    assert use_colour() is False"
+    )
+    assert function_source(generated.text, "test_shout_with_text_abc", "monkeypatch, capsys") == (
+        "def test_shout_with_text_abc(monkeypatch, capsys):\n"
+        + unset
+        + '    shout("abc")\n'
+        + '    assert capsys.readouterr().out == "ABC\\n"'
+    )
+    assert "forget(" not in generated.text  # returns nothing, prints nothing: no test
+    assert "everything()" not in generated.text  # the whole environment: no pinning it
+    assert "- everything: skipped (reads the clock, chance or the environment in a way" in (
+        generated.summary
+    )
+    shell = {**os.environ, "NO_COLOR": "", "FORCE_COLOR": "1", "TERM": "xterm"}
+    done = run_pytest_in(generated.repo, env=shell)
+    assert done.returncode == 0, done.stdout
+
+
+def test_environment_read_by_a_computed_name_cannot_be_pinned() -> None:
+    import ast
+
+    source = "import os\n\n\ndef read(name):\n    return os.environ.get(name)\n"
+    assert volatile_sources(ast.parse(source), "m") == {"read": frozenset({OTHER})}

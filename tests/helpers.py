@@ -68,10 +68,19 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
+LEFT_BY_RUNS = shutil.ignore_patterns(".coder", "__pycache__", ".pytest_cache")
+"""What running coder or pytest in a fixture leaves there (the README's demo does): not
+part of the fixture."""
+
+
+def copy_fixture(name: str, dest: Path) -> Path:
+    """fixtures/NAME copied to dest/NAME as it is in git, without what runs left there."""
+    return Path(shutil.copytree(FIXTURES / name, dest / name, ignore=LEFT_BY_RUNS))
+
+
 def fixture_repo(name: str, dest: Path) -> Path:
     """Copy fixtures/NAME into a fresh git repository with one commit."""
-    repo = dest / name
-    shutil.copytree(FIXTURES / name, repo)
+    repo = copy_fixture(name, dest)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import FAILING, FIXTURES, FLAKY
+from tests.helpers import FAILING, FIXTURES, FLAKY, copy_fixture
 
 SCRIPTS = FIXTURES / "scripts"
 TOOL_NAMES = {
@@ -54,8 +53,7 @@ def _pytest(repo: Path) -> tuple[int, set[str], int]:
 
 
 def _copy(name: str, tmp_path: Path) -> Path:
-    ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache")
-    return Path(shutil.copytree(FIXTURES / name, tmp_path / name, ignore=ignore))
+    return copy_fixture(name, tmp_path)
 
 
 def _calls(script: str) -> list[dict[str, Any]]:

@@ -55,7 +55,8 @@ def lean_script(name: str) -> list[dict[str, Any]]:
 
 def fresh_repo(name: str, workdir: Path) -> Path:
     repo = workdir / name
-    shutil.copytree(ROOT / "fixtures" / f"fix_{name}", repo)
+    left_by_runs = shutil.ignore_patterns(".pytest_cache", "__pycache__", ".coder")
+    shutil.copytree(ROOT / "fixtures" / f"fix_{name}", repo, ignore=left_by_runs)
     for args in (
         ["init", "-q"],
         ["add", "-A"],

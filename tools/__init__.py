@@ -1,7 +1,5 @@
-"""What the agent can do: the tool registry, each tool, and the pytest result collector,
-and coverage measurement.
-
-This package knows nothing of the loop or of models.
+"""The agent's tools and their registry, the one rule for test files, and in `harness/`
+pytest runs, their results and coverage. Imports `sandbox` only, never `coder`.
 """
 
 from tools.base import (
@@ -14,7 +12,10 @@ from tools.base import (
     WritePolicy,
     allow_all_writes,
 )
+from tools.files import PAGE_LINES
+from tools.harness.contexts import TestCoverage, context_of, measure_each_test
 from tools.harness.coverage import (
+    COVERAGE_NOT_INSTALLED,
     CoverageRun,
     FileCoverage,
     Target,
@@ -32,16 +33,20 @@ from tools.harness.testrun import (
     summary_line,
 )
 from tools.registry import DEFAULT_TOOLS, default_registry
-from tools.testfiles import tests_only_policy
+from tools.testfiles import TEST_DIRS, is_test_file, is_test_module, tests_only_policy
 
 __all__ = [
+    "COVERAGE_NOT_INSTALLED",
     "DEFAULT_TOOLS",
+    "PAGE_LINES",
+    "TEST_DIRS",
     "Approver",
     "Comparison",
     "CoverageRun",
     "FileCoverage",
     "Frame",
     "Target",
+    "TestCoverage",
     "TestOutcome",
     "TestRun",
     "Tool",
@@ -51,9 +56,13 @@ __all__ = [
     "ToolResult",
     "WritePolicy",
     "allow_all_writes",
+    "context_of",
     "default_registry",
     "find_targets",
+    "is_test_file",
+    "is_test_module",
     "measure_coverage",
+    "measure_each_test",
     "module_name",
     "render_test_run",
     "run_pytest",

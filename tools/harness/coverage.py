@@ -27,7 +27,7 @@ OMIT = (
     "tests/*,*/tests/*,test/*,*/test/*,test_*.py,*/test_*.py,*_test.py,*/*_test.py,"
     "conftest.py,*/conftest.py,.coder/*"
 )
-NOT_INSTALLED = (
+COVERAGE_NOT_INSTALLED = (
     "coverage.py is not installed in the sandbox; add it (pip install coverage) "
     "or use the default image"
 )
@@ -141,7 +141,7 @@ def read_coverage(
         sandbox, replace(result, stdout=stdout if marker else result.stdout), timeout
     )
     if _NO_COVERAGE.search(result.stderr):
-        return CoverageRun(tests=test_run, error=NOT_INSTALLED)
+        return CoverageRun(tests=test_run, error=COVERAGE_NOT_INSTALLED)
     payload = _parse_json(payload_text) if marker else None
     if payload is None:
         return CoverageRun(tests=test_run, error=_no_report_reason(test_run, result.stderr))

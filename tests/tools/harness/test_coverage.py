@@ -10,9 +10,16 @@ import pytest
 
 from sandbox import LocalSandbox
 from tests.helpers import SandboxFactory
-from tools import CoverageRun, FileCoverage, find_targets, measure_coverage, module_name
-from tools.harness.contexts import context_of, measure_each_test
-from tools.harness.coverage import NOT_INSTALLED
+from tools import (
+    COVERAGE_NOT_INSTALLED,
+    CoverageRun,
+    FileCoverage,
+    context_of,
+    find_targets,
+    measure_coverage,
+    measure_each_test,
+    module_name,
+)
 
 SHAPES = """\
 def area(width, height):
@@ -159,7 +166,7 @@ def test_missing_coverage_is_reported_with_the_fix(
     root = make_project(tmp_path / "project", PROJECT)
     with LocalSandbox(root) as sandbox:
         run = measure_coverage(sandbox, None, timeout=60)
-    assert run.error == NOT_INSTALLED
+    assert run.error == COVERAGE_NOT_INSTALLED
     assert run.files == {} and run.line_pct == 0.0
 
 

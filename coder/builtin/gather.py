@@ -8,8 +8,7 @@ page by page, so nothing depends on the numbered text shown to models.
 from __future__ import annotations
 
 from coder.builtin.engine import Steps, ToolRequest
-from tools.files import PAGE_LINES
-from tools.testfiles import is_test_file
+from tools import PAGE_LINES, is_test_file
 
 MAX_INDEX_FILES = 200
 """Source files read to build the module index for import repairs."""

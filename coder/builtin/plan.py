@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tools.harness.testrun import TestOutcome
+from tools import TestOutcome
 
 MODEL_HINT = "a model may be able to repair it (--model ...)"
 

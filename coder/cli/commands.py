@@ -14,7 +14,7 @@ from coder.delivery.report import DeliveredReport, FixReport, RunReport
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.run import run_task
 from coder.workflows.session import RunHooks
-from tools.base import Approver
+from tools import Approver
 
 EXIT_OK, EXIT_INCOMPLETE = 0, 1
 

@@ -14,7 +14,7 @@ from coder.config import Settings
 from coder.delivery.report import GenReport
 from coder.workflows.gen.options import GenOptions
 from coder.workflows.session import RunHooks
-from tools.base import Approver
+from tools import Approver
 
 EXIT_USAGE = 2
 _OK = {"goal_met", "nothing_to_cover"}

@@ -13,7 +13,7 @@ from coder.workflows.fix.final import merge
 from coder.workflows.fix.group import GroupOutcome
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.session import RunHooks, Session
-from tools.harness.testrun import TestRun
+from tools import TestRun
 
 
 def deliver(

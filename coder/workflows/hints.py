@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from tools.harness.testrun import TestRun
+from tools import TestRun
 
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 

@@ -24,7 +24,7 @@ from coder.builtin.gen.table import tabulated
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, merged, test_names
 from coder.builtin.gen.types import Target
-from tools.harness.testrun import TestRun
+from tools import TestRun
 
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$)")
 MAX_TEST_ROUNDS = 2

@@ -18,7 +18,7 @@ from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refu
 from coder.builtin.repair.renames import CLOSE_RATIO
 from coder.builtin.source import Replacement, SourceText, make_edits
 from coder.builtin.syntax import called_name, contains, parse
-from tools.harness.testrun import TestOutcome
+from tools import TestOutcome
 
 _UNEXPECTED = re.compile(r"([\w.<>]+)\(\) got an unexpected keyword argument '(\w+)'")
 _CLEAR_LEAD = 0.1

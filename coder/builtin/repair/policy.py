@@ -22,7 +22,7 @@ from coder.builtin.plan import Edit, Plan, Refusal, failing_line, refuse
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.repair.summary import Outcome, rejected_summary, summary
 from coder.builtin.repair.triage import classify, kwarg_callee, plan_for
-from tools.harness.testrun import TestOutcome, TestRun
+from tools import TestOutcome, TestRun
 
 MAX_PASSES = 3
 

@@ -18,7 +18,7 @@ from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refu
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.source import SourceText, import_line, make_edits
 from coder.builtin.syntax import called_name, innermost, module_bindings, parse
-from tools.harness.testrun import TestOutcome
+from tools import TestOutcome
 
 _RAISES = {"raises", "assertRaises", "assertRaisesRegex"}
 _BUG_LIKE = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from coder.builtin.plan import Edit
-from tools.harness.testrun import TestOutcome, TestRun, summary_line
+from tools import TestOutcome, TestRun, summary_line
 
 MODEL_FLAG = (
     "a model may be able to repair what the builtin engine cannot: "

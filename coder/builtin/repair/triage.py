@@ -10,7 +10,7 @@ from coder.builtin.repair.kwargs import plan_kwarg
 from coder.builtin.repair.names import plan_import
 from coder.builtin.repair.raises import plan_raises
 from coder.builtin.repair.values import plan_value
-from tools.harness.testrun import TestOutcome
+from tools import TestOutcome
 
 Kind = Literal["value", "raises", "kwarg", "import"]
 

@@ -28,7 +28,7 @@ from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refu
 from coder.builtin.repair.parametrize import find_element, param_id
 from coder.builtin.source import SourceText, make_edits
 from coder.builtin.syntax import enclosing_function, innermost, parse
-from tools.harness.testrun import TestOutcome
+from tools import TestOutcome
 
 _UNITTEST_OPS = {
     "assertEqual": "==", "assertEquals": "==", "assertListEqual": "==",

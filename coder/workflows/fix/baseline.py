@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sandbox import Sandbox
-from tools.harness.testrun import TestOutcome, TestRun, run_pytest
+from tools import TestOutcome, TestRun, run_pytest
 
 
 @dataclass

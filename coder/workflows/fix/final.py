@@ -16,8 +16,7 @@ from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.group import GroupOutcome
 from coder.workflows.session import RunHooks, Session
 from sandbox import Sandbox
-from tools.harness.testrun import TestRun, run_pytest, summary_line
-from tools.testfiles import is_test_module
+from tools import TestRun, is_test_module, run_pytest, summary_line
 
 _ATTEMPTS = 3
 

@@ -20,9 +20,14 @@ from coder.workflows.run import agent_config
 from coder.workflows.sandboxes import open_sandbox
 from coder.workflows.session import RunHooks, Session
 from sandbox import Sandbox
-from tools import ToolContext, default_registry
-from tools.harness.testrun import TestRun, render_test_run, run_pytest
-from tools.testfiles import tests_only_policy
+from tools import (
+    TestRun,
+    ToolContext,
+    default_registry,
+    render_test_run,
+    run_pytest,
+    tests_only_policy,
+)
 
 VERIFY_RUNS = 3
 MAX_ROUNDS = 3

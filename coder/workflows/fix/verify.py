@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from coder.workflows.testscan import Item, Scope, Scopes, read_scopes
-from tools.testfiles import is_test_file
+from tools import is_test_file
 
 _KIND_NAMES = """deleted_test added_skip added_xfail added_skip_call removed_assert
 removed_raises constant_assert loosened_assert assert_in_try syntax_error"""

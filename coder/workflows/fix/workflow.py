@@ -21,8 +21,7 @@ from coder.workflows.hints import unimportable_project
 from coder.workflows.sandboxes import open_sandbox
 from coder.workflows.session import RunHooks, Session, fix_model
 from sandbox import Sandbox
-from tools.harness.testrun import TestRun, run_pytest, summary_line
-from tools.testfiles import is_test_module
+from tools import TestRun, is_test_module, run_pytest, summary_line
 
 
 def fix_repo(

@@ -17,7 +17,7 @@ from coder.workflows.gen.imports import prune_imports
 from coder.workflows.gen.testcode import new_tests, remove_tests
 from coder.workflows.session import Session
 from sandbox import Sandbox
-from tools.harness.coverage import CoverageRun
+from tools import CoverageRun
 
 IN_SUITE = "passed on its own but failed with the whole suite: "
 

@@ -22,9 +22,15 @@ from coder.workflows.gen.testcode import (
     syntax_error,
 )
 from sandbox import Sandbox
-from tools.harness.contexts import context_of, measure_each_test
-from tools.harness.coverage import CoverageRun, measure_coverage
-from tools.harness.testrun import TestOutcome, TestRun, run_pytest
+from tools import (
+    CoverageRun,
+    TestOutcome,
+    TestRun,
+    context_of,
+    measure_coverage,
+    measure_each_test,
+    run_pytest,
+)
 
 NO_ASSERT = (
     "asserts nothing about the code's behaviour: assert on a result, or use "

@@ -25,8 +25,7 @@ from coder.workflows.gen.targets import ModuleTarget
 from coder.workflows.run import agent_config
 from coder.workflows.session import RunHooks, Session
 from sandbox import Sandbox
-from tools import ToolContext, default_registry
-from tools.testfiles import is_test_file, is_test_module, tests_only_policy
+from tools import ToolContext, default_registry, is_test_file, is_test_module, tests_only_policy
 
 FEEDBACK_ROUNDS = 2
 _BUG_LINE = re.compile(r"^\W*POSSIBLE BUG:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)

@@ -12,8 +12,7 @@ from typing import Any
 import git
 
 from coder.config import ConfigError
-from tools.harness.coverage import Target
-from tools.testfiles import is_test_file, is_test_module
+from tools import Target, is_test_file, is_test_module
 
 
 @dataclass

@@ -22,8 +22,7 @@ from coder.workflows.hints import unimportable_project
 from coder.workflows.sandboxes import open_sandbox
 from coder.workflows.session import RunHooks, Session, gen_model
 from sandbox import Sandbox
-from tools.harness.coverage import CoverageRun, find_targets, measure_coverage
-from tools.harness.testrun import render_test_run, summary_line
+from tools import CoverageRun, find_targets, measure_coverage, render_test_run, summary_line
 
 SUITE_FAILING_HINT = "the test suite fails before any test is written; run `coder fix` first"
 

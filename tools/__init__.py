@@ -12,7 +12,6 @@ from tools.base import (
     WritePolicy,
     allow_all_writes,
 )
-from tools.files import PAGE_LINES
 from tools.harness.contexts import TestCoverage, context_of, measure_each_test
 from tools.harness.coverage import (
     COVERAGE_NOT_INSTALLED,
@@ -32,6 +31,7 @@ from tools.harness.testrun import (
     run_pytest,
     summary_line,
 )
+from tools.reading import PAGE_LINES
 from tools.registry import DEFAULT_TOOLS, default_registry
 from tools.testfiles import TEST_DIRS, is_test_file, is_test_module, tests_only_policy
 

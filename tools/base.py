@@ -68,6 +68,14 @@ class ToolContext:
         return self.approve is None or self.approve(action, detail)
 
 
+def declined(what: str) -> str:
+    """The tool result text for an action the user said no to."""
+    return (
+        f"The user declined {what}. Do not retry the same action; continue without it, "
+        "or explain in finish what you could not do."
+    )
+
+
 @dataclass
 class Tool(Generic[Args]):
     name: str

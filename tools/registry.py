@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.base import Tool, ToolContext, ToolRegistry, ToolResult
-from tools.files import EDIT_FILE, LIST_FILES, READ_FILE, SEARCH, WRITE_FILE
+from tools.editing import EDIT_FILE, WRITE_FILE
+from tools.reading import LIST_FILES, READ_FILE, SEARCH
 from tools.shell import RUN_SHELL, RUN_TESTS
 
 

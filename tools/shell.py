@@ -5,8 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox import clean_relative
-from tools.base import Tool, ToolContext, ToolError, ToolResult
-from tools.files import declined
+from tools.base import Tool, ToolContext, ToolError, ToolResult, declined
 from tools.harness.testrun import render_test_run, run_pytest
 
 

@@ -12,21 +12,21 @@ from tools.base import (
     WritePolicy,
     allow_all_writes,
 )
-from tools.harness.contexts import TestCoverage, context_of, measure_each_test
-from tools.harness.coverage import (
+from tools.harness import (
     COVERAGE_NOT_INSTALLED,
+    Comparison,
     CoverageRun,
     FileCoverage,
-    Target,
-    find_targets,
-    measure_coverage,
-    module_name,
-)
-from tools.harness.testrun import (
-    Comparison,
     Frame,
+    Target,
+    TestCoverage,
     TestOutcome,
     TestRun,
+    context_of,
+    find_targets,
+    measure_coverage,
+    measure_each_test,
+    module_name,
     render_test_run,
     run_pytest,
     summary_line,

@@ -6,7 +6,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox import clean_relative
 from tools.base import Tool, ToolContext, ToolError, ToolResult, declined
-from tools.harness.testrun import render_test_run, run_pytest
+from tools.harness.runner import run_pytest
+from tools.harness.testrun import render_test_run
 
 
 class RunShellArgs(BaseModel):

@@ -14,6 +14,8 @@ from pathlib import PurePosixPath
 TEST_DIRS = frozenset({"tests", "test"})
 """Folders whose whole content is test support."""
 TEST_MODULE_NAMES = ("test_*.py", "*_test.py")
+"""Modules pytest collects by their name."""
+CONFTEST = "conftest.py"
 TEST_FILE_RULE = "tests/**, test_*.py, *_test.py, conftest.py, test/**"
 
 
@@ -31,7 +33,7 @@ def is_test_module(path: str) -> bool:
 def is_test_file(path: str) -> bool:
     """Part of the test suite: a test module, a conftest.py, or anything in a test folder."""
     folders, name = _parts(path)
-    return is_test_module(path) or name == "conftest.py" or not TEST_DIRS.isdisjoint(folders)
+    return is_test_module(path) or name == CONFTEST or not TEST_DIRS.isdisjoint(folders)
 
 
 def tests_only_policy(path: str) -> str | None:

@@ -20,7 +20,7 @@ from tools.harness.coverage import (
     coverage_runner,
     read_coverage,
 )
-from tools.harness.testrun import exec_pytest, install
+from tools.harness.runner import exec_pytest, install
 
 RC_FILE = ".coder/coverage-contexts.rc"
 SCRIPT_FILE = ".coder/coverage_contexts.py"

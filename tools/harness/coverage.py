@@ -1,37 +1,45 @@
-"""Measure line and branch coverage of a pytest run in a sandbox, and find what is uncovered.
+"""Measure line and branch coverage of a pytest run in a sandbox.
 
-One exec runs pytest under coverage.py (`--branch`, tests and `.coder/` omitted), prints
-the pytest report, then `coverage json` output after its own marker. The project's own
-coverage config is ignored (`--rcfile=/dev/null`): settings such as `parallel`, `plugins`
-or `fail_under` would otherwise lose or reject the data. Works with coverage 6.5 and 7.x.
+One exec runs pytest under coverage.py (`--branch`, test files and `.coder/` omitted),
+prints the pytest report, then `coverage json` output after its own marker. The project's
+own coverage config is ignored (`--rcfile=/dev/null`): settings such as `parallel`,
+`plugins` or `fail_under` would otherwise lose or reject the data. Works with coverage 6.5
+and 7.x.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fnmatch import fnmatch
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from sandbox import ExecResult, Sandbox
-from tools.harness.testrun import TestRun, collect_test_run, exec_pytest
+from sandbox import RESERVED_DIR, ExecResult, Sandbox
+from tools.harness.runner import collect_test_run, exec_pytest
+from tools.harness.testrun import TestRun
+from tools.testfiles import CONFTEST, TEST_DIRS, TEST_MODULE_NAMES
 
 DATA_FILE = ".coder/.coverage"
 JSON_PATH = ".coder/coverage.json"
-OMIT = (
-    "tests/*,*/tests/*,test/*,*/test/*,test_*.py,*/test_*.py,*_test.py,*/*_test.py,"
-    "conftest.py,*/conftest.py,.coder/*"
-)
+
+
+def _omit_globs() -> str:
+    """coverage.py `--omit`: every test file (tools/testfiles.py's rule) and `.coder/`."""
+    names = [f"{folder}/*" for folder in sorted(TEST_DIRS)]
+    names += [*TEST_MODULE_NAMES, CONFTEST]
+    globs = [glob for name in names for glob in (name, f"*/{name}")]
+    return ",".join([*globs, f"{RESERVED_DIR}/*"])
+
+
+OMIT = _omit_globs()
 COVERAGE_NOT_INSTALLED = (
     "coverage.py is not installed in the sandbox; add it (pip install coverage) "
     "or use the default image"
 )
-MODULE_SCOPE = "<module>"
 _MARK = "@@coder-coverage-json@@"
 _NO_COVERAGE = re.compile(r"No module named coverage\b")
 _OPTIONS = f"--rcfile=/dev/null --data-file={DATA_FILE}"
@@ -85,20 +93,6 @@ class CoverageRun(BaseModel):
     def covered_arcs(self) -> set[tuple[str, int, int]]:
         """Every covered branch arc as (path, from_line, to_line)."""
         return {(f.path, *arc) for f in self.files.values() for arc in f.covered_branches}
-
-
-class Target(BaseModel):
-    """A function or method with uncovered lines or branches: something to write tests for."""
-
-    path: str
-    module: str
-    """Dotted import name, e.g. "pkg.mod"."""
-    qualname: str
-    """"func" or "Class.method"; "<module>" for module-level code."""
-    line: int
-    """The def line (1 for "<module>")."""
-    uncovered_lines: list[int]
-    uncovered_branches: int
 
 
 def coverage_runner(rcfile: str = "/dev/null") -> str:
@@ -181,9 +175,9 @@ def _parse_json(text: str) -> dict[str, Any] | None:
 def _parse_files(payload: dict[str, Any], include: list[str] | None) -> dict[str, FileCoverage]:
     files: dict[str, FileCoverage] = {}
     for name, entry in payload["files"].items():
-        path = _clean(name)
+        path = clean_path(name)
         outside = path.startswith(("/", "../", ".coder/")) or path == ".."
-        if outside or (include is not None and not _matches(path, include)):
+        if outside or (include is not None and not is_selected(path, include)):
             continue
         summary = entry.get("summary", {})
         files[path] = FileCoverage(
@@ -198,17 +192,17 @@ def _parse_files(payload: dict[str, Any], include: list[str] | None) -> dict[str
     return dict(sorted(files.items()))
 
 
-def _clean(path: str) -> str:
+def clean_path(path: str) -> str:
     path = path.replace("\\", "/")
     while path.startswith("./"):
         path = path[2:]
     return path
 
 
-def _matches(path: str, selected: Iterable[str]) -> bool:
+def is_selected(path: str, selected: Iterable[str]) -> bool:
     """True when `path` is one of `selected`, lies under one of them, or matches a glob."""
     for entry in selected:
-        entry = _clean(entry).rstrip("/")
+        entry = clean_path(entry).rstrip("/")
         if entry in ("", ".") or path == entry or path.startswith(entry + "/"):
             return True
         if fnmatch(path, entry):
@@ -218,92 +212,3 @@ def _matches(path: str, selected: Iterable[str]) -> bool:
 
 def _pct(covered: int, total: int) -> float:
     return 100.0 * covered / total if total else 100.0
-
-
-def module_name(path: str) -> str:
-    """The dotted import name of a source file: "src/pkg/mod.py" -> "pkg.mod"."""
-    parts = _clean(path).removesuffix(".py").split("/")
-    if len(parts) > 1 and parts[0] == "src":
-        parts = parts[1:]
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-@dataclass(frozen=True)
-class _Scope:
-    qualname: str
-    line: int
-    end: int
-
-
-def find_targets(
-    run: CoverageRun,
-    sources: dict[str, str],
-    only: list[str] | None = None,
-    include_module: bool = False,
-) -> list[Target]:
-    """Functions and methods with uncovered lines or branches, most uncovered lines first.
-
-    Lines in a nested function count for the function that defines it (only that one
-    can be called). `only` restricts to files or folders; module-level code (qualname
-    "<module>") is left out unless `include_module`.
-    """
-    targets: list[Target] = []
-    for path, file in run.files.items():
-        if (only is not None and not _matches(path, only)) or path not in sources:
-            continue
-        try:
-            tree = ast.parse(sources[path])
-        except (SyntaxError, ValueError):
-            continue
-        targets += _file_targets(file, _scopes(tree.body, ""), include_module)
-    return sorted(targets, key=lambda t: (-len(t.uncovered_lines), t.path, t.line))
-
-
-def _scopes(body: list[ast.stmt], prefix: str) -> list[_Scope]:
-    """Every function reachable by a dotted qualname: module functions and class methods."""
-    found: list[_Scope] = []
-    for node in body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            end = node.end_lineno or node.lineno
-            found.append(_Scope(prefix + node.name, node.lineno, end))
-        elif isinstance(node, ast.ClassDef):
-            found += _scopes(node.body, f"{prefix}{node.name}.")
-        elif isinstance(node, ast.If | ast.Try | ast.With):
-            # Functions defined under `if TYPE_CHECKING:`, `try: ... except ImportError:`...
-            nested = [getattr(node, field, []) for field in ("body", "orelse", "finalbody")]
-            handlers = [h.body for h in getattr(node, "handlers", [])]
-            for block in nested + handlers:
-                found += _scopes(block, prefix)
-    return found
-
-
-def _file_targets(file: FileCoverage, scopes: list[_Scope], include_module: bool) -> list[Target]:
-    module_scope = _Scope(MODULE_SCOPE, 1, 0)
-    lines: dict[_Scope, list[int]] = {}
-    branches: dict[_Scope, int] = {}
-    for line in file.missing_lines:
-        lines.setdefault(_owner(scopes, line) or module_scope, []).append(line)
-    for start, _ in file.missing_branches:
-        owner = _owner(scopes, start) or module_scope
-        branches[owner] = branches.get(owner, 0) + 1
-    module = module_name(file.path)
-    return [
-        Target(
-            path=file.path,
-            module=module,
-            qualname=scope.qualname,
-            line=scope.line,
-            uncovered_lines=sorted(lines.get(scope, [])),
-            uncovered_branches=branches.get(scope, 0),
-        )
-        for scope in sorted({*lines, *branches}, key=lambda s: s.line)
-        if include_module or scope is not module_scope
-    ]
-
-
-def _owner(scopes: list[_Scope], line: int) -> _Scope | None:
-    """The innermost scope holding `line` (methods come after their class's start)."""
-    holding = [scope for scope in scopes if scope.line <= line <= scope.end]
-    return max(holding, key=lambda scope: scope.line, default=None)

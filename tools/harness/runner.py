@@ -1,0 +1,193 @@
+"""Run pytest in a sandbox and read back a TestRun.
+
+The plugin in `tools/harness/plugin/` is copied into `.coder/pytest_plugin/` and writes
+`.coder/pytest_report.json`; when pytest dies before writing it (a timeout, a crash, a
+broken conftest) the counts are parsed from pytest's own output instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import shlex
+import weakref
+from importlib import resources
+from typing import Any
+
+from sandbox import ExecResult, Sandbox, SandboxError
+from tools.harness.testrun import TestOutcome, TestRun
+
+_INSTALLED: weakref.WeakKeyDictionary[Sandbox, set[str]] = weakref.WeakKeyDictionary()
+"""Per sandbox, the helper files this process has written into it."""
+
+PLUGIN_NAME = "coder_pytest_report"
+PLUGIN_DIR = ".coder/pytest_plugin"
+REPORT_PATH = ".coder/pytest_report.json"
+CURRENT_PATH = REPORT_PATH + ".current"
+PLUGIN_FILE = f"{PLUGIN_DIR}/{PLUGIN_NAME}.py"
+_NO_PLUGIN = 97  # exit code of the script when the plugin is not in the sandbox yet
+_MARK = "@@coder-pytest-report@@"
+DEFAULT_RUNNER = "python3 -m pytest"
+_TAIL_CHARS = 3000
+_FAILED = ("failed", "error")
+_SUMMARY_WORD = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
+
+
+def pytest_command(tests: list[str] | None = None, runner: str = DEFAULT_RUNNER) -> str:
+    """The shell command run_pytest executes in the workspace root.
+
+    `runner` starts pytest: `python3 -m pytest`, or e.g. `python3 -m coverage run ... -m pytest`.
+    """
+    env = (
+        f"env PYTHONPATH={PLUGIN_DIR}${{PYTHONPATH:+:$PYTHONPATH}} "
+        f"CODER_PYTEST_REPORT={REPORT_PATH} PYTHONDONTWRITEBYTECODE=1"
+    )
+    pytest = (
+        f"{runner} -p {PLUGIN_NAME} -p no:cacheprovider -q -rN --tb=short"
+        # One module that fails to import must not hide every other test's result.
+        " --continue-on-collection-errors"
+    )
+    selected = " ".join(shlex.quote(test) for test in tests or [])
+    return f"{env} {pytest} {selected}".rstrip()
+
+
+def run_pytest(sandbox: Sandbox, tests: list[str] | None, timeout: float) -> TestRun:
+    """Run pytest (all tests, or the given node ids / paths) and collect the results.
+
+    One exec does it all (clear the old report, run, print the new report after a
+    marker): each round trip to a container costs tens of milliseconds.
+    """
+    return collect_test_run(sandbox, exec_pytest(sandbox, tests, timeout), timeout)
+
+
+def exec_pytest(
+    sandbox: Sandbox,
+    tests: list[str] | None,
+    timeout: float,
+    *,
+    runner: str = DEFAULT_RUNNER,
+    epilogue: str = "",
+) -> ExecResult:
+    """Run the pytest script in one exec, copying the plugin in first if it is missing.
+
+    `runner` replaces `python3 -m pytest`; `epilogue` is shell run after the report is
+    printed (its output follows the report; give it its own marker), before the script
+    exits with pytest's status. Read the result with `collect_test_run`.
+    """
+    script = _script(tests, runner, epilogue)
+    install(sandbox, PLUGIN_FILE, _plugin_source())  # a new sandbox: spare a failing exec
+    result = sandbox.exec(script, timeout=timeout)
+    if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
+        install(sandbox, PLUGIN_FILE, _plugin_source(), again=True)
+        result = sandbox.exec(script, timeout=timeout)
+    return result
+
+
+@functools.cache
+def _plugin_source() -> bytes:
+    return resources.files("tools").joinpath("harness", "plugin", f"{PLUGIN_NAME}.py").read_bytes()
+
+
+def install(sandbox: Sandbox, path: str, data: bytes, *, again: bool = False) -> None:
+    """Write a helper file of coder's into the sandbox, once per sandbox (`again` writes
+    it anew, for a file something removed)."""
+    written = _INSTALLED.setdefault(sandbox, set())
+    if again or path not in written:
+        sandbox.write(path, data)
+        written.add(path)
+
+
+def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> TestRun:
+    """The TestRun from the output of `exec_pytest` (minus any epilogue output)."""
+    output, marker, report_text = result.stdout.rpartition(f"\n{_MARK}\n")
+    report = _parse_report(report_text) if marker else None
+    output = output if marker else result.stdout
+    run = _from_report(report) if report is not None else _from_output(output)
+    run.exit_code = report["exit_code"] if report is not None else result.exit_code
+    shown = ExecResult(result.exit_code, output, result.stderr, result.timed_out, result.duration)
+    run.timed_out, run.output_tail = result.timed_out, _tail(shown)
+    if result.timed_out:
+        _mark_timeout(run, timeout, _read_text(sandbox, CURRENT_PATH) or None)
+    if not run.duration:
+        run.duration = result.duration
+    return run
+
+
+def _script(tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str = "") -> str:
+    return (
+        f"rm -f {REPORT_PATH} {CURRENT_PATH}; test -f {PLUGIN_FILE} || exit {_NO_PLUGIN}; "
+        f"{pytest_command(tests, runner)}; status=$?; printf '\\n{_MARK}\\n'; "
+        f"cat {REPORT_PATH} 2>/dev/null; {epilogue}{'; ' if epilogue else ''}exit $status"
+    )
+
+
+def _mark_timeout(run: TestRun, timeout: float, running: str | None) -> None:
+    """Blame the test that was running when pytest was killed, so it shows as failing."""
+    run.timeout, run.running = timeout, running
+    if running and running not in run.outcomes:
+        run.errors += 1
+        run.outcomes[running] = "error"
+        run.failures.append(
+            TestOutcome(
+                nodeid=running,
+                outcome="error",
+                file=running.split("::")[0],
+                exc_type="Timeout",
+                message=f"still running when pytest was killed after {timeout:g}s",
+            )
+        )
+
+
+def _from_report(report: dict[str, Any]) -> TestRun:
+    tests = [TestOutcome.model_validate(entry) for entry in report.get("tests", [])]
+    totals = report.get("totals", {})
+    return TestRun(
+        passed=totals.get("passed", 0),
+        failed=totals.get("failed", 0),
+        errors=totals.get("error", 0),
+        skipped=totals.get("skipped", 0),
+        xfailed=totals.get("xfailed", 0),
+        xpassed=totals.get("xpassed", 0),
+        failures=[test for test in tests if test.outcome in _FAILED],
+        outcomes={test.nodeid: test.outcome for test in tests},
+        expected_failures=[test for test in tests if test.outcome == "xfailed"],
+        duration=float(report.get("duration", 0.0)),
+        report_found=True,
+    )
+
+
+def _from_output(stdout: str) -> TestRun:
+    """Counts from pytest's final summary line, e.g. `1 failed, 2 passed in 0.12s`."""
+    run = TestRun()
+    for line in reversed(stdout.splitlines()):
+        words = _SUMMARY_WORD.findall(line)
+        if words and re.search(r" in [\d.]+s", line):
+            for count, word in words:
+                field = "errors" if word.startswith("error") else word
+                setattr(run, field, int(count))
+            break
+    return run
+
+
+def _parse_report(text: str) -> dict[str, Any] | None:
+    if not text.strip():
+        return None
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def _read_text(sandbox: Sandbox, path: str) -> str:
+    try:
+        return sandbox.read(path).decode("utf-8", errors="replace").strip()
+    except (SandboxError, OSError):
+        return ""
+
+
+def _tail(result: ExecResult) -> str:
+    text = result.stdout + (f"\n[stderr]\n{result.stderr}" if result.stderr.strip() else "")
+    text = text.strip()
+    return text if len(text) <= _TAIL_CHARS else "…" + text[-_TAIL_CHARS:]

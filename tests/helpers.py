@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.agent.loop import Agent
-from coder.builtin.gen.model import BuiltinGenModel
+from coder.builtin.gen import BuiltinGenModel
 from sandbox import LocalSandbox, Sandbox
 from tools import ToolContext, default_registry
 

@@ -56,15 +56,14 @@ class EnginePolicy(Protocol):
 
 
 class BuiltinModel:
-    """The `builtin` model: one policy per conversation; a new conversation starts afresh."""
+    """The `builtin` model: one policy per conversation; a new conversation starts afresh.
+
+    `make_policy` builds the policy (the repair engine's or the generator's); the
+    engines pass their own, so this core never imports them."""
 
     name = "builtin"
 
-    def __init__(self, make_policy: Callable[[], EnginePolicy] | None = None) -> None:
-        if make_policy is None:
-            from coder.builtin.repair.policy import RepairPolicy
-
-            make_policy = RepairPolicy
+    def __init__(self, make_policy: Callable[[], EnginePolicy]) -> None:
         self._make_policy = make_policy
         self._policy: EnginePolicy | None = None
         self._running: Policy | None = None

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from coder.builtin.engine import BuiltinModel, Observation
-from coder.builtin.gather import module_name, read_files
+from coder.builtin import BuiltinModel, Observation, module_name, read_files
+from coder.builtin.repair import BuiltinRepairModel
 from coder.cli import main
-from coder.models import Message, Reply, make_model
+from coder.models import Message, Reply
 from tests.helpers import FAILING, fixture_repo, git
 
 ENGINE_LINE = "no model configured; using the builtin engine"
@@ -266,7 +266,7 @@ TEST_A = "def test_a():\n    assert 1 + 1 == 3\n"
 
 
 def test_the_policy_speaks_through_tool_calls() -> None:
-    model = make_model("builtin")
+    model = BuiltinRepairModel()
     assert isinstance(model, BuiltinModel) and model.name == "builtin"
     history: list[Message] = [
         {"role": "system", "content": "s"},
@@ -312,7 +312,7 @@ def test_the_policy_speaks_through_tool_calls() -> None:
 
 
 def test_edits_are_withdrawn_when_the_workflow_rejects_them() -> None:
-    model = BuiltinModel()
+    model = BuiltinRepairModel()
     history: list[Message] = [{"role": "user", "content": "fix"}]
     red = {"failed": 1, "failures": [FAILURE], "report_found": True, "exit_code": 1}
     page = {"path": "tests/test_a.py", "text": TEST_A, "start": 1, "end": 2, "total": 2}
@@ -339,7 +339,7 @@ def test_edits_are_withdrawn_when_the_workflow_rejects_them() -> None:
 
 
 def test_a_green_suite_is_nothing_to_repair_and_a_new_group_starts_afresh() -> None:
-    model = BuiltinModel()
+    model = BuiltinRepairModel()
     start: list[Message] = [{"role": "user", "content": "fix"}]
     first = model.complete(start, [])
     green = _tool(first.tool_calls[0].id, "3 passed", {"passed": 3, "report_found": True})

@@ -68,10 +68,18 @@ class RepairPolicy:
         return rejected_summary(self.outcome, message, withdrawn)
 
     def _repair_pass(self, run: TestRun) -> Steps[bool]:
-        """Plan a repair for each failure not already refused as it stands, each against
-        the text the earlier plans leave, then apply all the edits in one batch."""
+        """Plan a repair for each failure, then apply all the edits in one batch; whether
+        any edit applied."""
+        planned = yield from self._plan_pass(run.failures)
+        if not planned:
+            return False
+        return (yield from self._apply(planned))
+
+    def _plan_pass(self, failures: list[TestOutcome]) -> Steps[list[tuple[TestOutcome, Edit]]]:
+        """The edits for each failure not already refused as it stands, each planned
+        against the text the earlier plans leave."""
         planned: list[tuple[TestOutcome, Edit]] = []
-        for failure in run.failures:
+        for failure in failures:
             signature = _signature(failure)
             if self.outcome.refused.get(failure.nodeid, ("",))[0] == signature:
                 continue  # planners are deterministic: the same failure, the same answer
@@ -82,8 +90,10 @@ class RepairPolicy:
                 continue
             self.outcome.refused.pop(failure.nodeid, None)
             planned += [(failure, edit) for edit in plan]
-        if not planned:
-            return False
+        return planned
+
+    def _apply(self, planned: list[tuple[TestOutcome, Edit]]) -> Steps[bool]:
+        """edit_file every planned edit in one batch; whether any applied."""
         requests = [
             ToolRequest("edit_file", {"path": edit.path, "old": edit.old, "new": edit.new})
             for _, edit in planned

@@ -33,24 +33,31 @@ class Outcome:
 def summary(outcome: Outcome) -> str:
     before, after = outcome.first.failures, outcome.last.failures
     if not before:
-        first = outcome.first
-        if first.report_found and first.exit_code in (0, 5, None):
-            return f"builtin engine: nothing to repair ({summary_line(first)})"
-        return (
-            f"builtin engine: pytest gave no per-test results (exit code {first.exit_code}), "
-            f"so there is nothing it can repair; {MODEL_FLAG}"
-        )
+        return _nothing_failed(outcome.first)
     if not after:
         edits = _plural(len(outcome.repairs), "edit")
         head = f"builtin engine: repaired {_plural(len(before), 'failing test')} with {edits}"
         return "\n".join([head, *_repair_lines(outcome.repairs, "")])
+    return _not_repaired(outcome, len(before), after)
+
+
+def _nothing_failed(first: TestRun) -> str:
+    if first.report_found and first.exit_code in (0, 5, None):
+        return f"builtin engine: nothing to repair ({summary_line(first)})"
+    return (
+        f"builtin engine: pytest gave no per-test results (exit code {first.exit_code}), "
+        f"so there is nothing it can repair; {MODEL_FLAG}"
+    )
+
+
+def _not_repaired(outcome: Outcome, failing: int, after: list[TestOutcome]) -> str:
+    """The first test left red and why, the edits made, and every test left red."""
     reasons = [_reason(outcome, failure) for failure in after]
     head = f"builtin engine could not repair {after[0].nodeid}: {reasons[0]}"
     if len(after) > 1:
-        failing = _plural(len(before), "failing test")
         head = (
-            f"builtin engine could not repair {len(after)} of {failing}"
-            f" (first, {after[0].nodeid}: {reasons[0]})"
+            f"builtin engine could not repair {len(after)} of "
+            f"{_plural(failing, 'failing test')} (first, {after[0].nodeid}: {reasons[0]})"
         )
     lines = [head]
     if outcome.repairs:

@@ -1,6 +1,7 @@
 """The ReAct loop: `step() = execute(query())` until `finish` or a guard ends the run.
 
-Control flow is a tiny exception tree (coder/agent/stops.py):
+Control flow is a tiny exception tree (coder/agent/stops.py), raised by the guards
+(coder/agent/guards.py):
 
     AgentStop                   ends the loop; `status` goes into the report
      ├── Submitted              the model called `finish`             status "finished"
@@ -13,7 +14,6 @@ A `ModelError` ends the run with status "model_error". None of these escape `run
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -21,10 +21,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from coder.agent.guards import FormatGuard, RepeatGuard, check_limits
 from coder.agent.memory import abbreviate, compact_history, shrink_old_results, truncate_observation
 from coder.agent.prompts import SYSTEM_PROMPT, task_message
-from coder.agent.stops import AgentStop, FormatError, LimitsExceeded, Stuck, Submitted
-from coder.agent.trace import Tracer, trace_arguments
+from coder.agent.stops import AgentStop, Stuck, Submitted
+from coder.agent.trace import Tracer, call_event, response_event
 from coder.models.base import (
     PRIVATE_DATA,
     Message,
@@ -112,10 +113,8 @@ class Agent:
         self.usage = Usage()
         self.test_runs: list[dict[str, Any]] = []
         self._started = 0.0
-        self._format_errors = 0
-        self._last_call: tuple[str, str] | None = None
-        self._repeats = 0
-        self._warnings = 0
+        self._format_guard = FormatGuard(self.config.max_format_errors)
+        self._repeat_guard = RepeatGuard(self.config.repeat_limit)
 
     def run(self, task: str, task_data: dict[str, Any] | None = None) -> AgentResult:
         """Start the conversation; `task_data` rides on the task message under `_data`
@@ -132,7 +131,8 @@ class Agent:
         """Continue the same conversation with a new user message (e.g. why a patch was
         rejected); the limits keep counting from the first run."""
         self.messages.append({"role": "user", "content": message})
-        self._format_errors, self._last_call, self._repeats = 0, None, 0
+        self._format_guard.count = 0
+        self._repeat_guard.reset()
         return self._loop()
 
     def _loop(self) -> AgentResult:
@@ -160,7 +160,8 @@ class Agent:
 
     def query(self) -> Reply:
         """Check the limits, keep the history in budget, and ask the model for the next move."""
-        self._check_limits()
+        elapsed = self.clock() - self._started
+        check_limits(self.config, self.turns, self.usage.total_tokens, elapsed)
         self.turns += 1
         self._manage_memory()
         self.tracer.event(
@@ -174,25 +175,14 @@ class Agent:
         latency = round(self.clock() - started, 3)
         self.usage.add(reply.usage)
         self.messages.append(reply.as_message())
-        names = [call.name for call in reply.tool_calls]
-        usage = reply.usage
-        self._record(
-            "model_response",
-            "turn",
-            turn=self.turns,
-            tokens_in=usage.prompt_tokens,
-            tokens_out=usage.completion_tokens,
-            latency_s=latency,
-            tool_calls=names,
-            text=abbreviate(reply.text, 200),
-        )
+        self._record("model_response", "turn", **response_event(self.turns, reply, latency))
         return reply
 
     def execute(self, reply: Reply) -> None:
         """Run the calls in order; every call gets its result even when the run ends early."""
         if not reply.tool_calls:
             self.messages.append({"role": "user", "content": NUDGE})
-            error = self._format_check(True, "a reply without a tool call")
+            error = self._format_guard.check(True, "a reply without a tool call")
             if error is not None:
                 raise error
             return
@@ -202,92 +192,32 @@ class Agent:
                 result, stop = self._run_call(call)
             else:
                 result = ToolResult(f"Not run: the run ended ({stop.status}).", is_error=True)
-            tool_message: Message = {
-                "role": "tool",
-                "tool_call_id": call.id,
-                "content": result.output,
-            }
-            if result.data is not None:
-                # For in-process models (the builtin engine); wire models drop "_" keys.
-                tool_message[PRIVATE_DATA] = result.data
-            self.messages.append(tool_message)
+            self.messages.append(_tool_message(call, result))
         if stop is not None:
             raise stop
 
     def _run_call(self, call: ToolCall) -> tuple[ToolResult, AgentStop | None]:
         """Run one call (unless it repeats); the stop it causes, if any, comes back with it."""
         try:
-            warning = self._repeat_guard(call)
+            repeated = self._repeat_guard.check(call)
         except Stuck as stuck:
             return ToolResult(f"Not run: {stuck.message}.", is_error=True), stuck
+        if repeated is not None:
+            self._guard("repeat", repeated.detail)
         started = self.clock()
-        result = warning or self.registry.call(self.context, call.name, call.arguments)
+        result = repeated.result if repeated is not None else self._call_tool(call)
         duration = round(self.clock() - started, 3)
-        if call.name == "run_tests" and result.data is not None and warning is None:
-            self.test_runs.append(result.data)
         result.output = truncate_observation(result.output, self.config.observation_chars)
-        self._record(
-            "tool_call",
-            "tool",
-            turn=self.turns,
-            id=call.id,
-            name=call.name,
-            arguments=trace_arguments(call.arguments),
-            duration_s=duration,
-            result_chars=len(result.output),
-            result=abbreviate(result.output, 200),
-            exit_code=result.exit_code,
-            is_error=result.is_error,
-        )
+        self._record("tool_call", "tool", **call_event(self.turns, call, result, duration))
         if result.finished:
             return result, Submitted(result.output)
-        return result, self._format_check(result.format_error, abbreviate(result.output, 200))
+        return result, self._format_guard.check(result.format_error, abbreviate(result.output, 200))
 
-    def _repeat_guard(self, call: ToolCall) -> ToolResult | None:
-        """A warning result instead of running the same call again; Stuck when warnings fail."""
-        key = (call.name, _normalised(call.arguments))
-        if key != self._last_call:
-            self._last_call, self._repeats, self._warnings = key, 0, 0
-        self._repeats += 1
-        if self._repeats < self.config.repeat_limit:
-            return None
-        if self._warnings >= 2:
-            raise Stuck(
-                f"{call.name} was called {self._repeats} times in a row with the "
-                "same arguments, after two warnings"
-            )
-        self._warnings += 1
-        detail = f"{call.name} repeated {self._repeats} times in a row with the same arguments"
-        self._guard("repeat", detail)
-        return ToolResult(
-            f"Not run again: you already called {call.name} with these arguments "
-            f"{self._repeats - 1} times in a row and have its result above. Use that "
-            "observation to take a different step, or call finish.",
-            is_error=True,
-        )
-
-    def _format_check(self, malformed: bool, detail: str) -> FormatError | None:
-        """Count malformed replies and calls in a row; a FormatError once there are too many."""
-        self._format_errors = self._format_errors + 1 if malformed else 0
-        if malformed and self._format_errors >= self.config.max_format_errors:
-            return FormatError(
-                f"{self._format_errors} malformed replies or calls in a row; last: {detail}"
-            )
-        return None
-
-    def _check_limits(self) -> None:
-        config, elapsed = self.config, self.clock() - self._started
-        if self.turns >= config.max_turns:
-            raise LimitsExceeded(f"step limit reached: max_turns={config.max_turns}")
-        if self.usage.total_tokens >= config.token_budget:
-            raise LimitsExceeded(
-                f"token budget exhausted: {self.usage.total_tokens} tokens "
-                f"used of token_budget={config.token_budget}"
-            )
-        if elapsed >= config.wall_clock_s:
-            raise LimitsExceeded(
-                f"wall-clock limit reached: {elapsed:.1f}s of wall_clock_s={config.wall_clock_s:g}"
-            )
+    def _call_tool(self, call: ToolCall) -> ToolResult:
+        result = self.registry.call(self.context, call.name, call.arguments)
+        if call.name == "run_tests" and result.data is not None:
+            self.test_runs.append(result.data)
+        return result
 
     def _manage_memory(self) -> None:
         config = self.config
@@ -325,8 +255,9 @@ class Agent:
             self.on_event(live, fields)
 
 
-def _normalised(raw: str) -> str:
-    try:
-        return json.dumps(json.loads(raw or "{}"), sort_keys=True)
-    except json.JSONDecodeError:
-        return raw
+def _tool_message(call: ToolCall, result: ToolResult) -> Message:
+    message: Message = {"role": "tool", "tool_call_id": call.id, "content": result.output}
+    if result.data is not None:
+        # For in-process models (the builtin engine); wire models drop "_" keys.
+        message[PRIVATE_DATA] = result.data
+    return message

@@ -20,7 +20,9 @@ from rich.console import Console
 from rich.text import Text
 
 from coder.agent.memory import abbreviate
+from coder.models.base import Reply, ToolCall
 from sandbox.env import secret_values
+from tools.base import ToolResult
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
@@ -105,6 +107,33 @@ def trace_arguments(raw: str) -> Any:
     if isinstance(value, dict):
         return {k: abbreviate(v, 300) if isinstance(v, str) else v for k, v in value.items()}
     return value
+
+
+def response_event(turn: int, reply: Reply, latency: float) -> dict[str, Any]:
+    """The fields of a model_response event (the live "turn" report)."""
+    return {
+        "turn": turn,
+        "tokens_in": reply.usage.prompt_tokens,
+        "tokens_out": reply.usage.completion_tokens,
+        "latency_s": latency,
+        "tool_calls": [call.name for call in reply.tool_calls],
+        "text": abbreviate(reply.text, 200),
+    }
+
+
+def call_event(turn: int, call: ToolCall, result: ToolResult, duration: float) -> dict[str, Any]:
+    """The fields of a tool_call event (the live "tool" report)."""
+    return {
+        "turn": turn,
+        "id": call.id,
+        "name": call.name,
+        "arguments": trace_arguments(call.arguments),
+        "duration_s": duration,
+        "result_chars": len(result.output),
+        "result": abbreviate(result.output, 200),
+        "exit_code": result.exit_code,
+        "is_error": result.is_error,
+    }
 
 
 def load_events(path: Path) -> list[dict[str, Any]]:

@@ -1,4 +1,5 @@
-"""The model layer: the Model seam and its implementations (see base.py for the contract)."""
+"""The model layer: the Model seam (base.py, the contract) and its clients: openai, the
+text protocol, presets and scripted. May import coder.errors, nothing else of coder."""
 
 from coder.models.base import (
     PRIVATE_DATA,
@@ -14,8 +15,6 @@ from coder.models.base import (
     ToolCall,
     ToolSchema,
     Usage,
-    estimate_tokens,
-    wire_messages,
 )
 from coder.models.openai import OpenAIModel, OpenAIModelConfig
 from coder.models.presets import KNOWN_PREFIXES, PRESETS, Preset, make_model
@@ -44,7 +43,5 @@ __all__ = [
     "ToolCall",
     "ToolSchema",
     "Usage",
-    "estimate_tokens",
     "make_model",
-    "wire_messages",
 ]

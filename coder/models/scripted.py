@@ -125,12 +125,20 @@ def _check_replies(replies: Any, where: str) -> None:
             raise ScriptError(f"{where}: entry {index}: {problem}")
 
 
-def _entry_problem(entry: Any) -> str | None:
-    if not isinstance(entry, dict):
-        return f"expected an object, got {type(entry).__name__}"
-    unknown = set(entry) - _REPLY_KEYS
+def _object_problem(value: Any, allowed: set[str]) -> str | None:
+    """What is wrong with `value` as a JSON object with only the `allowed` keys, if anything."""
+    if not isinstance(value, dict):
+        return f"expected an object, got {type(value).__name__}"
+    unknown = set(value) - allowed
     if unknown:
-        return f"unknown keys {sorted(unknown)} (allowed: {sorted(_REPLY_KEYS)})"
+        return f"unknown keys {sorted(unknown)} (allowed: {sorted(allowed)})"
+    return None
+
+
+def _entry_problem(entry: Any) -> str | None:
+    problem = _object_problem(entry, _REPLY_KEYS)
+    if problem:
+        return problem
     if not isinstance(entry.get("text", ""), str):
         return '"text" must be a string'
     calls = entry.get("tool_calls", [])
@@ -150,11 +158,9 @@ def _entry_problem(entry: Any) -> str | None:
 
 
 def _call_problem(call: Any) -> str | None:
-    if not isinstance(call, dict):
-        return f"expected an object, got {type(call).__name__}"
-    unknown = set(call) - _CALL_KEYS
-    if unknown:
-        return f"unknown keys {sorted(unknown)} (allowed: {sorted(_CALL_KEYS)})"
+    problem = _object_problem(call, _CALL_KEYS)
+    if problem:
+        return problem
     if not isinstance(call.get("name"), str) or not call["name"]:
         return '"name" must be a non-empty string'
     if not isinstance(call.get("id", ""), str):

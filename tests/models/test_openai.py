@@ -19,8 +19,8 @@ from coder.models import (
     OpenAIModel,
     OpenAIModelConfig,
     ToolCall,
-    estimate_tokens,
 )
+from coder.models.base import estimate_tokens
 from sandbox import LocalSandbox
 from tests.llm_server import (
     LLMServer,

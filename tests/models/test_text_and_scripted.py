@@ -17,8 +17,8 @@ from coder.models import (
     TextProtocolModel,
     ToolCall,
     Usage,
-    estimate_tokens,
 )
+from coder.models.base import estimate_tokens
 from coder.models.textproto import parse_text_reply, to_text_messages
 
 TOOLS = [

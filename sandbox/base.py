@@ -7,6 +7,7 @@ it is never listed, never reported as a change, and never copied in from the use
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol, Self
@@ -95,3 +96,22 @@ class Sandbox(Protocol):
     def changes(self) -> dict[str, bytes | None]:
         """Files that differ from the copy taken at start: new content, or None if deleted."""
         ...
+
+
+class Lifecycle(ABC):
+    """What the sandboxes share as context managers: `with` starts one and always closes it."""
+
+    @abstractmethod
+    def start(self) -> None:
+        """Copy the repository in and get ready to run commands."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Remove the copy and everything that ran on it; closing twice does nothing."""
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -10,15 +10,13 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox.base import ExecResult, SandboxError
+from sandbox.base import ExecResult, Lifecycle, SandboxError
 from sandbox.env import scrub_environment
 from sandbox.paths import clean_relative, is_inside, resolve_inside
-from sandbox.process import Limits, bubblewrap_path, command_argv, run_limited
+from sandbox.process import bubblewrap_path, command_argv, run_limited
 from sandbox.tree import copy_tree, entries_under, file_digest, regular_files, remove_tree
 
 
@@ -43,7 +41,7 @@ class LocalSandboxConfig(BaseModel):
     """Leave the temporary copy on disk after the sandbox closes, for debugging."""
 
 
-class LocalSandbox:
+class LocalSandbox(Lifecycle):
     """A Sandbox on this machine: a temp copy of `source`, commands under rlimits."""
 
     name = "local"
@@ -54,7 +52,7 @@ class LocalSandbox:
         self._base: Path | None = None
         self._manifest: dict[str, str] = {}
 
-    def __enter__(self) -> Self:
+    def start(self) -> None:
         if self._base is not None:
             raise SandboxError("this LocalSandbox is already open; create a new one")
         if not self.source.is_dir():
@@ -68,14 +66,8 @@ class LocalSandbox:
             remove_tree(base)
             raise
         self._base = base
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
         base, self._base = self._base, None
         if base is not None and not self.config.keep_workspace:
             remove_tree(base)
@@ -111,7 +103,7 @@ class LocalSandbox:
             cwd=self.root,
             env=env,
             timeout=self.config.default_timeout if timeout is None else timeout,
-            limits=self._limits(),
+            limits=self.config,
         )
 
     def read(self, path: str) -> bytes:
@@ -171,12 +163,3 @@ class LocalSandbox:
                 "`with LocalSandbox(path) as sandbox: ...`"
             )
         return self._base
-
-    def _limits(self) -> Limits:
-        config = self.config
-        return Limits(
-            memory_mb=config.memory_mb,
-            cpu_seconds=config.cpu_seconds,
-            max_processes=config.max_processes,
-            file_size_mb=config.file_size_mb,
-        )

@@ -11,9 +11,8 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from sandbox.base import ExecResult, SandboxError
 
@@ -29,9 +28,8 @@ _REAP_SECONDS = 5.0
 _BWRAP_BASE = ("--die-with-parent", "--unshare-pid", "--dev-bind", "/", "/", "--proc", "/proc")
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits applied to every process a command starts."""
+class Limits(Protocol):
+    """Resource limits applied to every process a command starts (LocalSandboxConfig's)."""
 
     memory_mb: int
     cpu_seconds: int

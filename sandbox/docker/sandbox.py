@@ -15,12 +15,17 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox.base import ExecResult, PathOutsideWorkspace, SandboxError, SandboxUnavailable
+from sandbox.base import (
+    ExecResult,
+    Lifecycle,
+    PathOutsideWorkspace,
+    SandboxError,
+    SandboxUnavailable,
+)
 from sandbox.docker.engine import connect, owner_labels, require_image
 from sandbox.docker.files import (
     SANDBOX_UID,
@@ -76,7 +81,7 @@ class DockerSandboxConfig(BaseModel):
     """Written into the container's labels so crashed runs can be found and pruned."""
 
 
-class DockerSandbox:
+class DockerSandbox(Lifecycle):
     """A Sandbox in a Docker container."""
 
     name = "docker"
@@ -98,7 +103,7 @@ class DockerSandbox:
             f"{config.cpus:g} CPUs, {config.pids_limit} pids, non-root, read-only root"
         )
 
-    def __enter__(self) -> Self:
+    def start(self) -> None:
         if not self.source.is_dir():
             raise SandboxError(f"cannot copy {self.source} into a sandbox: not a folder")
         client = self._client = connect()
@@ -110,17 +115,20 @@ class DockerSandbox:
                 raise SandboxError("could not copy the repository into the container")
             self._check_tools()
         except BaseException:
-            self._remove()
+            self.close()
             raise
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._remove()
+    def close(self) -> None:
+        container, self._container = self._container, None
+        client, self._client = self._client, None
+        if client is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        if container is not None:
+            # Cleanup must never mask the run's own outcome; `coder sandbox prune` finds leftovers.
+            with contextlib.suppress(Exception):
+                container.remove(force=True, v=True)
+        if client is not None:
+            client.close()
 
     def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         """Run `command` in /workspace; on timeout kill its whole tree, keep the container."""
@@ -250,18 +258,6 @@ class DockerSandbox:
         if self._container is None:
             raise SandboxError("DockerSandbox is not open; use it as a context manager")
         return self._container
-
-    def _remove(self) -> None:
-        container, self._container = self._container, None
-        client, self._client = self._client, None
-        if client is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-        if container is not None:
-            # Cleanup must never mask the run's own outcome; `coder sandbox prune` finds leftovers.
-            with contextlib.suppress(Exception):
-                container.remove(force=True, v=True)
-        if client is not None:
-            client.close()
 
 
 def _close_stream(stream: Any) -> None:

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from coder.agent.stops import FormatError, LimitsExceeded, Stuck
 from coder.models.base import ToolCall
-from tools.base import ToolResult
+from tools import ToolResult
 
 MAX_WARNINGS = 2
 """Warnings about a repeated call before the run is stuck."""

@@ -36,7 +36,7 @@ from coder.models.base import (
     Usage,
     estimate_tokens,
 )
-from tools.base import ToolContext, ToolRegistry, ToolResult
+from tools import ToolContext, ToolRegistry, ToolResult
 
 NUDGE = (
     "You replied without calling a tool. Call a tool to make progress, or call finish "

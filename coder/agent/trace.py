@@ -21,8 +21,8 @@ from rich.text import Text
 
 from coder.agent.memory import abbreviate
 from coder.models.base import Reply, ToolCall
-from sandbox.env import secret_values
-from tools.base import ToolResult
+from sandbox import secret_values
+from tools import ToolResult
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8

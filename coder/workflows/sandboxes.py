@@ -7,9 +7,13 @@ from pathlib import Path
 
 from coder.config import ConfigError, Settings
 from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox
-from sandbox.docker.engine import connect, engine_available
-from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
-from sandbox.docker.setup import prepare_image
+from sandbox.docker import (
+    DockerSandbox,
+    DockerSandboxConfig,
+    connect,
+    engine_available,
+    prepare_image,
+)
 
 Say = Callable[[str], None]
 

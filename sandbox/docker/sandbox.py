@@ -35,6 +35,7 @@ from sandbox.docker.files import (
     tar_of_file,
     tar_of_tree,
 )
+from sandbox.docker.images import DEFAULT_IMAGE
 from sandbox.paths import clean_relative
 
 _MAX_STREAM_BYTES = 8 * 1024 * 1024
@@ -61,7 +62,7 @@ class DockerSandboxConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    image: str = "coder-sandbox:latest"
+    image: str = DEFAULT_IMAGE
     """Image with python3 and pytest; build it with `coder sandbox build`."""
     memory_mb: int = Field(default=2048, gt=0)
     """Memory limit of the whole container, in MiB."""

@@ -1,6 +1,6 @@
-"""Where commands run: the Sandbox protocol and its implementations.
-
-This package knows nothing of agents, models or tools.
+"""Where commands run: the Sandbox protocol, the local sandbox and what it is made of
+(processes, paths, environment, file trees); the Docker sandbox lives in `sandbox.docker`,
+loaded only when imported. Imports the stdlib, pydantic and the docker SDK, never tools or coder.
 """
 
 from sandbox.base import (
@@ -15,6 +15,7 @@ from sandbox.base import (
 from sandbox.env import scrub_environment, secret_values
 from sandbox.local import LocalSandbox, LocalSandboxConfig
 from sandbox.paths import clean_relative, resolve_inside
+from sandbox.process import bubblewrap_path
 
 __all__ = [
     "IGNORED_DIRS",
@@ -26,6 +27,7 @@ __all__ = [
     "Sandbox",
     "SandboxError",
     "SandboxUnavailable",
+    "bubblewrap_path",
     "clean_relative",
     "resolve_inside",
     "scrub_environment",

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox
+from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox, SandboxError
+from sandbox.docker import DockerSandbox, DockerSandboxConfig, connect, require_image
 from tests.helpers import TEST_IMAGE, SandboxFactory
 from tests.llm_server import LLMServer
 
@@ -23,9 +24,6 @@ def llm_server() -> Iterator[LLMServer]:
 
 def require_docker() -> Any:
     """A docker client, or skip; with CODER_REQUIRE_DOCKER=1 a missing engine fails instead."""
-    from sandbox import SandboxError
-    from sandbox.docker.engine import connect, require_image
-
     try:
         client = connect(timeout=10)
         require_image(client, TEST_IMAGE)
@@ -48,8 +46,6 @@ def _build_sandbox(kind: str, source: Path, limits: dict[str, Any]) -> Sandbox:
     if kind == "local":
         return LocalSandbox(source, LocalSandboxConfig(**limits))
     if kind == "docker":
-        from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
-
         if "max_processes" in limits:
             limits["pids_limit"] = limits.pop("max_processes")
         return DockerSandbox(source, DockerSandboxConfig(image=TEST_IMAGE, **limits))

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import LocalSandbox, LocalSandboxConfig, SandboxError
-from sandbox.process import bubblewrap_path
+from sandbox import LocalSandbox, LocalSandboxConfig, SandboxError, bubblewrap_path
 
 
 @pytest.fixture

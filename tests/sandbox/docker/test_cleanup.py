@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from coder.cli import main
-from sandbox.docker.engine import owner_labels
+from sandbox.docker import owner_labels
 from tests.helpers import FIXTURES, TEST_IMAGE, fixture_repo, git
 
 pytestmark = pytest.mark.docker

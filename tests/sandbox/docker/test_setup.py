@@ -13,10 +13,11 @@ import docker.errors
 import pytest
 
 from sandbox import SandboxError
-from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
-from sandbox.docker.setup import (
+from sandbox.docker import (
     SETUP_LABEL,
     SETUP_REPOSITORY,
+    DockerSandbox,
+    DockerSandboxConfig,
     SetupResult,
     dependency_files,
     prepare_image,

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from sandbox import LocalSandbox
 from tools import ToolContext, default_registry, tests_only_policy
 
 NAMES = [
@@ -27,11 +26,6 @@ def keys(schema: Any) -> set[str]:
     if isinstance(schema, list):
         return {k for item in schema for k in keys(item)}
     return set()
-
-
-@pytest.fixture
-def ctx(sample_sandbox: LocalSandbox) -> ToolContext:
-    return ToolContext(sandbox=sample_sandbox)
 
 
 def test_eight_tools_in_the_contract_order() -> None:

@@ -12,9 +12,8 @@ from coder.agent.loop import NUDGE, Agent, AgentConfig, AgentResult
 from coder.agent.memory import SUMMARY_PREFIX, assert_well_formed
 from coder.agent.trace import Tracer, load_events
 from coder.models.scripted import ScriptedModel
-from sandbox.local import LocalSandbox
-from tools.base import ToolContext
-from tools.registry import default_registry
+from sandbox import LocalSandbox
+from tools import ToolContext, default_registry
 
 CALC = "def add(a, b):\n    return a + b\n"
 TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 5\n"

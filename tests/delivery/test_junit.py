@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from coder.delivery.junit import split_nodeid, write_junit
-from tools.harness.testrun import Comparison, Frame, TestOutcome
+from tools import Comparison, Frame, TestOutcome
 
 FAILED = TestOutcome(
     nodeid="tests/test_calc.py::TestAdd::test_add[2-2-5]",

@@ -11,7 +11,7 @@ from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.repair.names import plan_import
 from coder.builtin.repair.raises import plan_raises
 from coder.builtin.repair.values import plan_value
-from tools.harness.testrun import TestOutcome
+from tools import TestOutcome
 
 
 def applied(source: str, plan: Plan) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from coder.workflows.gen.judge import LOOSE_XFAIL, XPASSED, Covered, Judgement, judge_file
 from coder.workflows.gen.module import possible_bugs
-from sandbox.local import LocalSandbox
+from sandbox import LocalSandbox
 
 SOURCE = "def is_even(n):\n    if n < 0:\n        raise ValueError(n)\n    return n % 2 == 1\n"
 HEADER = "import pytest\n\nfrom parity import is_even\n"

@@ -29,7 +29,7 @@ from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.workflow import gen_repo
 from coder.workflows.session import RunHooks
 from tests.helpers import git
-from tools.harness.testrun import Comparison, TestOutcome
+from tools import Comparison, TestOutcome
 
 PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
 CALC = """\

@@ -12,25 +12,23 @@ from tools.base import (
     WritePolicy,
     allow_all_writes,
 )
-from tools.harness import (
+from tools.harness.contexts import TestCoverage, context_of, measure_each_test
+from tools.harness.coverage import (
     COVERAGE_NOT_INSTALLED,
-    Comparison,
     CoverageRun,
     FileCoverage,
+    measure_coverage,
+)
+from tools.harness.runner import run_pytest
+from tools.harness.testrun import (
+    Comparison,
     Frame,
-    Target,
-    TestCoverage,
     TestOutcome,
     TestRun,
-    context_of,
-    find_targets,
-    measure_coverage,
-    measure_each_test,
-    module_name,
     render_test_run,
-    run_pytest,
     summary_line,
 )
+from tools.harness.uncovered import Target, find_targets, module_name
 from tools.reading import PAGE_LINES
 from tools.registry import DEFAULT_TOOLS, default_registry
 from tools.testfiles import TEST_DIRS, is_test_file, is_test_module, tests_only_policy

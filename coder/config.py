@@ -14,12 +14,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from coder.errors import UsageError
+
 # A repository or an environment must not be able to open the network on its own.
 CLI_ONLY = frozenset({"network", "setup_network"})
 ENV_ALIASES = {"LLM_BASE_URL": "base_url", "LLM_API_KEY": "api_key", "LLM_MODEL": "model"}
 
 
-class ConfigError(Exception):
+class ConfigError(UsageError):
     """A setting is invalid; the message names the setting, where it came from, and the fix."""
 
 

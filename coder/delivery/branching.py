@@ -18,13 +18,14 @@ import git
 from gitdb.base import IStream
 
 from coder.delivery.patching import Changes
+from coder.errors import UsageError
 
 DEFAULT_NAME = "coder"
 DEFAULT_EMAIL = "coder@localhost"
 _NEW_FILE_MODE = "100644"
 
 
-class BranchError(Exception):
+class BranchError(UsageError):
     """The branch could not be created; the message says why and what to do."""
 
 

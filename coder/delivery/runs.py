@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from coder.errors import UsageError
+
 RUNS_DIR = Path(".coder") / "runs"
 
 
-class RunNotFound(Exception):
+class RunNotFound(UsageError):
     """No run matches what the user asked for; the message lists what exists."""
 
 

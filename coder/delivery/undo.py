@@ -18,12 +18,13 @@ from typing import Any
 
 from coder.delivery.patching import Changes, sha256_hex, write_atomically
 from coder.delivery.runs import RUNS_DIR, RunDir
+from coder.errors import UsageError
 
 APPLIED_FILE = "applied.json"
 UNDONE_FILE = "undone.json"
 
 
-class UndoError(Exception):
+class UndoError(UsageError):
     """The run cannot be undone; the message says why."""
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from coder.errors import CoderError, UsageError
+
 Message = dict[str, Any]
 ToolSchema = dict[str, Any]
 PRIVATE_DATA = "_data"
@@ -82,7 +84,7 @@ class Model(Protocol):
     def complete(self, messages: list[Message], tools: list[ToolSchema]) -> Reply: ...
 
 
-class ModelError(Exception):
+class ModelError(CoderError):
     """The model could not be used; the message says why and what to do."""
 
 
@@ -102,7 +104,7 @@ class ScriptExhaustedError(ModelError):
     pass
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(UsageError, ValueError):
     """The model spec cannot be turned into a model; the message names the fix."""
 
 

@@ -118,6 +118,15 @@ def prepare_image(
         return SetupResult(tag, True, key, time.monotonic() - started, "")
     options = _container_options(base_image, key, network, timeout, memory_mb)
     container = client.containers.run(detach=True, **options)
+    output = _run_and_commit(container, source, command, timeout, base, key)
+    return SetupResult(tag, False, key, time.monotonic() - started, _tail(output))
+
+
+def _run_and_commit(
+    container: Any, source: Path, command: str, timeout: float, base: Any, key: str
+) -> str:
+    """Copy the repository in, run `command` and commit the container as the set-up image;
+    returns the command's output. The container is removed either way."""
     try:
         archive, _ = tar_of_tree(source)
         if not container.put_archive(WORKSPACE, archive):
@@ -130,7 +139,7 @@ def prepare_image(
         # Cleanup must never mask the set-up's own error; `coder sandbox prune` finds leftovers.
         with contextlib.suppress(Exception):
             container.remove(force=True, v=True)
-    return SetupResult(tag, False, key, time.monotonic() - started, _tail(output))
+    return output
 
 
 def prune_setup_images(client: Any) -> list[str]:

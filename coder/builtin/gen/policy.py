@@ -24,9 +24,8 @@ from coder.builtin.gen.table import tabulated
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, merged, test_names
 from coder.builtin.gen.types import Target
-from tools import TestRun
+from tools import TestRun, is_test_file
 
-_TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$)")
 MAX_TEST_ROUNDS = 2
 """run_tests rounds: the first run, and one more after failing tests are dropped."""
 
@@ -231,7 +230,7 @@ def _add_call_sites(targets: list[Target]) -> Steps[None]:
     lines = [
         str(match[2])
         for match in (found.data or {}).get("matches", [])
-        if _TEST_FILE.search(str(match[0]))
+        if is_test_file(str(match[0]))
     ]
     for target in targets:
         add_site_calls(target, lines)

@@ -1,18 +1,16 @@
 """The builtin generator on classes as real libraries write them: a base class in the
 same module, special methods, `obj[key] = value` to fill an instance, acronym names.
 
-End to end through the real Agent and LocalSandbox (as tests/builtin/gen/test_generator.py), then
-the pieces: where tests go, and how their imports are placed.
+End to end through the real Agent and LocalSandbox (as tests/builtin/gen/test_generator.py):
+names, order and imports as the generated file shows them; then the pieces: what a
+subclass inherits, and where tests go.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from coder.builtin.gen.render import Rendered
-from coder.builtin.gen.targets import find_targets
-from coder.builtin.gen.testfile import import_style, merged
-from coder.builtin.gen.values import snake_case
+from coder.builtin.gen import find_targets
 from coder.workflows.gen import (
     targets as gen_targets,  # its test_file_for must not be collected
 )
@@ -91,11 +89,36 @@ def test_inherited_methods_serve_the_subclass_but_are_not_targets_twice() -> Non
     assert "len(lru_store)" in targets["LRUStore.oldest"].observers
 
 
-def test_names_in_tests_split_acronyms() -> None:
-    assert snake_case("FIFOCache") == "fifo_cache"
-    assert snake_case("HTTPServer") == "http_server"
-    assert snake_case("addItem") == "add_item"
-    assert snake_case("__getitem__") == "getitem"
+SHAPES = """\
+class FIFOCache:
+    def __init__(self) -> None:
+        self.items: list[int] = []
+
+    def addItem(self, item: int) -> None:
+        self.items.append(item)
+
+
+class HTTPServer:
+    def __init__(self, port: int = 80) -> None:
+        self.port = port
+
+    def url(self) -> str:
+        return f"http://localhost:{self.port}"
+"""
+
+
+def test_names_in_tests_split_acronyms(tmp_path: Path) -> None:
+    # (A special method loses its underscores: test_store_getitem_... above.)
+    generated = generate(tmp_path, {"shapes.py": SHAPES}, "shapes")
+    assert function_source(generated.text, "test_fifo_cache_add_item_with_item_3") == (
+        "def test_fifo_cache_add_item_with_item_3():\n"
+        "    fifo_cache = FIFOCache()\n"
+        "    fifo_cache.addItem(3)\n"
+        "    assert fifo_cache.items == [3]"
+    )
+    assert function_source(generated.text, "test_http_server_url").startswith(
+        "def test_http_server_url():\n    http_server = HTTPServer()\n"
+    )
 
 
 def test_a_packages_tests_go_where_its_classes_are_used() -> None:
@@ -114,27 +137,50 @@ def test_a_packages_tests_go_where_its_classes_are_used() -> None:
     )
 
 
-def test_new_imports_take_their_isort_places() -> None:
-    test = Rendered("test_x", "def test_x():\n    random.seed(1)\n", {"f"}, True, {"random"})
+ROLL = """\
+import random
+
+
+def roll(sides: int = 6) -> int:
+    if sides < 1:
+        raise ValueError("no sides")
+    return random.randint(1, sides)
+"""
+
+
+def test_new_imports_take_their_isort_places(tmp_path: Path) -> None:
     existing = (
         "import unittest\nfrom pathlib import Path\n\nimport calc\n\n\ndef test_a():\n"
         "    assert 1\n"
     )
-    text = merged(existing, "calc", import_style(existing, "calc"), [test])
-    assert text.startswith(
+    files = {"calc.py": ROLL, "tests/test_calc.py": existing}
+    generated = generate(tmp_path, files, "calc")
+    assert generated.text.startswith(
         "import random\nimport unittest\nfrom pathlib import Path\n\nimport pytest\n\nimport calc\n"
     )
+    assert "    random.seed(1234)\n    with pytest.raises(ValueError):\n" in generated.text
 
 
-def test_public_functions_are_probed_before_private_helpers() -> None:
+def _target_lines(summary: str) -> list[str]:
+    """The summary's "- target: tests" lines, in the order the targets were probed."""
+    return [line for line in summary.splitlines() if line.startswith("- ")]
+
+
+def test_public_functions_are_probed_before_private_helpers(tmp_path: Path) -> None:
     source = "".join(f"def _helper{n}(x: int) -> int:\n    return x\n\n\n" for n in range(20))
     source += "def api(x: int) -> int:\n    return _helper0(x)\n"
     names = [f"_helper{n}" for n in range(20)] + ["api"]
-    targets = find_targets(source, names, "m")
-    assert targets[0].name == "api" and not targets[0].skip
-    assert targets[-1].skip == "over the 15 targets probed per module"
+    generated = generate(tmp_path, {"m.py": source}, "m", names)
+    lines = _target_lines(generated.summary)
+    assert lines[0] == "- api: test_api_with_x_3"
+    assert lines[-1] == "- _helper19: skipped (over the 15 targets probed per module)"
 
 
-def test_special_methods_come_after_the_public_api() -> None:
-    targets = find_targets(STORE, ["Store.__contains__", "LRUStore.oldest"], "store")
-    assert [t.name for t in targets] == ["LRUStore.oldest", "Store.__contains__"]
+def test_special_methods_come_after_the_public_api(tmp_path: Path) -> None:
+    generated = generate(
+        tmp_path, {"store.py": STORE}, "store", ["Store.__contains__", "LRUStore.oldest"]
+    )
+    lines = _target_lines(generated.summary)
+    assert [line.split(":")[0] for line in lines] == ["- LRUStore.oldest", "- Store.__contains__"]
+    oldest = generated.text.index("def test_lru_store_oldest")
+    assert oldest < generated.text.index("def test_store_contains")

@@ -16,14 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from coder.builtin.gen.calls import Call
-from coder.builtin.gen.model import BuiltinGenModel
-from coder.builtin.gen.probe import RECORD_MARK, RUN_MARK, Result, parse_probe_output
-from coder.builtin.gen.render import Rendered
-from coder.builtin.gen.select import choose
-from coder.builtin.gen.targets import add_site_calls, find_targets
-from coder.builtin.gen.testfile import import_style, merged
-from coder.builtin.gen.types import Probe, Target
+from coder.builtin.gen import (
+    RECORD_MARK,
+    RUN_MARK,
+    BuiltinGenModel,
+    Call,
+    Probe,
+    Result,
+    Target,
+    add_site_calls,
+    choose,
+    find_targets,
+    parse_probe_output,
+)
 from tests.helpers import Generated, function_source, generate, run_pytest_in
 
 CALC = '''\
@@ -247,20 +252,34 @@ def test_a_clock_imported_by_name_is_frozen_where_the_module_holds_it(tmp_path: 
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout
 
 
-def test_a_source_no_test_can_pin_leaves_only_the_errors_asserted() -> None:
-    source = (
-        "import datetime\nimport uuid\n\n\n"
-        "def today_label(prefix: str) -> str:\n"
-        "    if not prefix:\n        raise ValueError('prefix')\n"
-        "    return f'{prefix}-{datetime.date.today()}'\n\n\n"
-        "def new_id() -> str:\n    return str(uuid.uuid4())\n\n\n"
-        "def parse_day(text: str) -> datetime.date:\n"
-        "    return datetime.date.fromisoformat(text)\n"
+LABELS = (
+    "import datetime\nimport uuid\n\n\n"
+    "def today_label(prefix: str) -> str:\n"
+    "    if not prefix:\n        raise ValueError('prefix')\n"
+    "    return f'{prefix}-{datetime.date.today()}'\n\n\n"
+    "def new_id() -> str:\n    return str(uuid.uuid4())\n\n\n"
+    "def year_of(text: str = '2024-01-31') -> int:\n"
+    "    return datetime.date.fromisoformat(text).year\n"
+)
+
+
+def test_a_source_no_test_can_pin_leaves_only_the_errors_asserted(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"labels.py": LABELS}, "labels")
+    # today() cannot be frozen: only the error is asserted, and nothing is monkeypatched.
+    assert "- today_label: test_today_label_raises_for_empty_prefix\n" in generated.summary
+    assert function_source(generated.text, "test_today_label_raises_for_empty_prefix") == (
+        "def test_today_label_raises_for_empty_prefix():\n"
+        "    with pytest.raises(ValueError):\n"
+        '        today_label("")'
     )
-    targets = {t.name: t for t in find_targets(source, [], "labels")}
-    assert targets["today_label"].volatile and targets["today_label"].freeze is None
-    assert targets["new_id"].volatile
-    assert not targets["parse_day"].volatile  # datetime without now() or today()
+    assert "monkeypatch" not in generated.text
+    assert "- new_id: skipped (reads the clock, chance or the environment in a way no test " in (
+        generated.summary
+    )
+    # datetime without now() or today() reads no clock: its value is asserted.
+    assert function_source(generated.text, "test_year_of_with_defaults").endswith(
+        "assert year_of() == 2024"
+    )
 
 
 def test_tests_join_an_existing_file_in_its_import_style(clock: Generated) -> None:
@@ -268,6 +287,17 @@ def test_tests_join_an_existing_file_in_its_import_style(clock: Generated) -> No
         "import random\n\nimport pytest\n\nfrom clock import label, roll, stamp\n"
     )
     assert function_source(clock.text, "test_stamp_is_a_float") in TEST_CLOCK
+
+
+def test_tests_use_an_alias_when_the_file_imports_the_module_so(tmp_path: Path) -> None:
+    existing = "import calc as c\n\n\ndef test_old():\n    assert c.scale(1) == 2\n"
+    files = {"calc.py": CALC, "tests/test_calc.py": existing}
+    generated = generate(tmp_path, files, "calc", ["clamp"])
+    assert generated.text.startswith(existing + "\n\n")  # appended; nothing imported again
+    assert function_source(generated.text, "test_clamp_with_value_3") == (
+        "def test_clamp_with_value_3():\n    assert c.clamp(3) == 3"
+    )
+    assert "from calc import" not in generated.text
 
 
 def test_a_generated_test_that_fails_under_pytest_is_dropped(clock: Generated) -> None:
@@ -320,14 +350,6 @@ def test_only_results_both_probe_runs_agree_on_are_kept() -> None:
     results, problem = parse_probe_output(output, target)
     assert problem == ""
     assert [r.probe.call.args for r in results] == [("0",), ("1",)]  # set order may differ
-
-
-def test_tests_use_an_alias_when_the_file_imports_the_module_so() -> None:
-    existing = "import calc as c\n\n\ndef test_old():\n    assert c.scale(1) == 2\n"
-    style = import_style(existing, "calc")
-    test = Rendered("test_new", "def test_new():\n    assert c.clamp(3) == 3\n", {"clamp"})
-    assert style.prefix == "c."
-    assert merged(existing, "calc", style, [test]) == existing + "\n\n" + test.source
 
 
 def test_without_a_target_the_generator_says_so() -> None:

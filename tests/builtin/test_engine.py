@@ -2,8 +2,10 @@
 
 Each broken fixture must end green with a minimal patch to its tests only; near misses
 (a real bug, a value that cannot be written back, code that no longer raises, a rename
-with two candidates) must stay red with the user's tree untouched. The generator policy
-is also driven directly, with a fake tool-result feed, to pin its protocol.
+with two candidates) must stay red with the user's tree untouched. The engine is also
+run through the Agent loop on small workspaces (what it repairs, what it withdraws when
+the workflow rejects it, a fresh start per conversation), and its file reading is driven
+directly.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from typing import Any
 
 import pytest
 
+from coder.agent import Agent
 from coder.builtin import BuiltinModel, Observation, module_name, read_files
 from coder.builtin.repair import BuiltinRepairModel
 from coder.cli import main
-from coder.models import Message, Reply
+from coder.models import Model
+from sandbox import LocalSandbox, Sandbox
 from tests.helpers import FAILING, fixture_repo, git
+from tools import ToolContext, default_registry
 
 ENGINE_LINE = "no model configured; using the builtin engine"
 
@@ -151,11 +156,15 @@ def test_more_stale_rows_than_turns_are_repaired_within_the_turn_limit(
 # --- 2. near misses stay red, and the user's tree stays as it was -------------------------
 
 
-def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    repo = tmp_path / "repo"
+def _workspace(root: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text, encoding="utf-8")
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = _workspace(tmp_path / "repo", files)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")
@@ -242,112 +251,66 @@ def test_a_real_bug_is_not_papered_over(tmp_path: Path, capsys: pytest.CaptureFi
     assert "behaviour change, not a stale value" in test["reason"]
 
 
-# --- 3. the model seam: ids, zero usage, one policy per conversation -----------------------
+# --- 3. the model seam: through the loop, no tokens, one policy per conversation ----------
+
+CALC = "def add(a, b):\n    return a + b\n"
+TEST_A = "from calc import add\n\n\ndef test_a():\n    assert add(1, 1) == 3\n"
+FILES = {"calc.py": CALC, "tests/test_a.py": TEST_A}
 
 
-def _tool(call_id: str, content: str, data: dict[str, Any] | None = None) -> Message:
-    message: Message = {"role": "tool", "tool_call_id": call_id, "content": content}
-    if data is not None:
-        message["_data"] = data
-    return message
+def _agent(model: Model, box: Sandbox) -> Agent:
+    return Agent(model, default_registry(), ToolContext(box))
 
 
-FAILURE = {
-    "nodeid": "tests/test_a.py::test_a",
-    "outcome": "failed",
-    "file": "tests/test_a.py",
-    "line": 1,
-    "crash_line": 2,
-    "exc_type": "AssertionError",
-    "message": "assert 2 == 3",
-    "comparison": {"op": "==", "left": "2", "right": "3"},
-}
-TEST_A = "def test_a():\n    assert 1 + 1 == 3\n"
+def _contents(box: Sandbox) -> dict[str, str]:
+    return {name: box.read(name).decode() for name in FILES}
 
 
-def test_the_policy_speaks_through_tool_calls() -> None:
+def test_the_engine_repairs_through_the_loop_and_spends_no_tokens(tmp_path: Path) -> None:
     model = BuiltinRepairModel()
     assert isinstance(model, BuiltinModel) and model.name == "builtin"
-    history: list[Message] = [
-        {"role": "system", "content": "s"},
-        {"role": "user", "content": "fix"},
-    ]
+    with LocalSandbox(_workspace(tmp_path, FILES)) as box:
+        result = _agent(model, box).run("Fix the failing tests")
+        after = _contents(box)
 
-    def step(*results: Message) -> tuple[str, dict[str, Any]]:
-        history.extend(results)
-        reply = model.complete(history, [])
-        history.append(reply.as_message())
-        assert reply.usage.total_tokens == 0 and len(reply.tool_calls) == 1
-        [call] = reply.tool_calls
-        return call.id, {"name": call.name, **json.loads(call.arguments)}
-
-    red = {"failed": 1, "failures": [FAILURE], "report_found": True, "exit_code": 1}
-    page = {"path": "tests/test_a.py", "text": TEST_A, "start": 1, "end": 2, "total": 2}
-    green = {"passed": 1, "report_found": True, "exit_code": 0}
-
-    assert step() == ("builtin_1", {"name": "run_tests"})
-    assert step(_tool("builtin_1", "1 failed", red)) == (
-        "builtin_2",
-        {"name": "read_file", "path": "tests/test_a.py"},
+    assert result.status == "finished" and result.usage.total_tokens == 0
+    assert result.summary == (
+        "builtin engine: repaired 1 failing test with 1 edit\n"
+        "- tests/test_a.py:5 expected 3 -> 2 (the code now returns it)"
     )
-    assert step(_tool("builtin_2", "numbered", page)) == (
-        "builtin_3",
-        {
-            "name": "edit_file",
-            "path": "tests/test_a.py",
-            "old": "    assert 1 + 1 == 3",
-            "new": "    assert 1 + 1 == 2",
-        },
-    )
-    assert step(_tool("builtin_3", "Edited tests/test_a.py.")) == (
-        "builtin_4",
-        {"name": "run_tests"},
-    )
-    _, finish = step(_tool("builtin_4", "1 passed", green))
-    assert finish == {
-        "name": "finish",
-        "summary": "builtin engine: repaired 1 failing test with 1 edit\n"
-        "- tests/test_a.py:2 expected 3 -> 2 (the code now returns it)",
-    }
+    assert after == {**FILES, "tests/test_a.py": TEST_A.replace("== 3", "== 2")}
+    assert [run["failed"] for run in result.test_runs] == [1, 0]  # checked before and after
+    ids = [call["id"] for message in result.messages for call in message.get("tool_calls", [])]
+    assert len(ids) == len(set(ids))  # each result is tied to its own call
 
 
-def test_edits_are_withdrawn_when_the_workflow_rejects_them() -> None:
+def test_edits_are_withdrawn_when_the_workflow_rejects_them(tmp_path: Path) -> None:
+    with LocalSandbox(_workspace(tmp_path, FILES)) as box:
+        agent = _agent(BuiltinRepairModel(), box)
+        assert agent.run("Fix the failing tests").status == "finished"
+        assert _contents(box) != FILES
+        result = agent.resume("Your change was rejected:\ntests fail")
+        after = _contents(box)
+
+    assert after == FILES
+    assert result.status == "finished"
+    assert result.summary.startswith("builtin engine: the repair was rejected (tests fail)")
+    assert "withdrawn" in result.summary
+
+
+def test_a_green_suite_is_nothing_to_repair_and_a_new_group_starts_afresh(
+    tmp_path: Path,
+) -> None:
     model = BuiltinRepairModel()
-    history: list[Message] = [{"role": "user", "content": "fix"}]
-    red = {"failed": 1, "failures": [FAILURE], "report_found": True, "exit_code": 1}
-    page = {"path": "tests/test_a.py", "text": TEST_A, "start": 1, "end": 2, "total": 2}
-    feed = [("1 failed", red), ("numbered", page), ("Edited.", None), ("1 passed", {})]
-    for content, data in [(None, None), *feed]:
-        if content is not None:
-            history.append(_tool(history[-1]["tool_calls"][0]["id"], content, data))
-        history.append(model.complete(history, []).as_message())
-    assert history[-1]["tool_calls"][0]["function"]["name"] == "finish"
-    history.append(_tool(history[-1]["tool_calls"][0]["id"], "done"))
-    history.append({"role": "user", "content": "Your change was rejected:\ntests fail"})
+    green = {**FILES, "tests/test_a.py": TEST_A.replace("== 3", "== 2")}
+    with LocalSandbox(_workspace(tmp_path / "green", green)) as box:
+        done = _agent(model, box).run("Fix the failing tests")
+    assert done.status == "finished" and "nothing to repair" in done.summary
 
-    write = model.complete(history, []).tool_calls
-    assert [(c.name, json.loads(c.arguments)) for c in write] == [
-        ("write_file", {"path": "tests/test_a.py", "content": TEST_A})
-    ]
-    history.append(Reply(tool_calls=write).as_message())
-    history.append(_tool(write[0].id, "Replaced tests/test_a.py"))
-    [finish] = model.complete(history, []).tool_calls
-    summary = json.loads(finish.arguments)["summary"]
-    assert finish.name == "finish"
-    assert summary.startswith("builtin engine: the repair was rejected (tests fail)")
-    assert "withdrawn" in summary
-
-
-def test_a_green_suite_is_nothing_to_repair_and_a_new_group_starts_afresh() -> None:
-    model = BuiltinRepairModel()
-    start: list[Message] = [{"role": "user", "content": "fix"}]
-    first = model.complete(start, [])
-    green = _tool(first.tool_calls[0].id, "3 passed", {"passed": 3, "report_found": True})
-    done = model.complete([*start, first.as_message(), green], [])
-    [finish] = done.tool_calls
-    assert finish.name == "finish" and "nothing to repair" in finish.arguments
-    again = model.for_group("tests/test_b.py").complete(start, [])
-    assert again.tool_calls[0].name == "run_tests"
+    with LocalSandbox(_workspace(tmp_path / "red", FILES)) as box:
+        again = _agent(model.for_group("tests/test_a.py"), box).run("Fix the failing tests")
+        assert box.read("tests/test_a.py").decode() == green["tests/test_a.py"]
+    assert again.summary.startswith("builtin engine: repaired 1 failing test")
 
 
 def test_long_files_are_read_whole_page_by_page() -> None:

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from coder.builtin.plan import MODEL_HINT, Edit, Plan, Refusal, apply_edits
-from coder.builtin.repair.kwargs import plan_kwarg
-from coder.builtin.repair.modules import ModuleIndex
-from coder.builtin.repair.names import plan_import
-from coder.builtin.repair.raises import plan_raises
-from coder.builtin.repair.values import plan_value
+from coder.builtin import MODEL_HINT, Edit, Plan, Refusal, apply_edits
+from coder.builtin.repair import ModuleIndex, plan_import, plan_kwarg, plan_raises, plan_value
 from tools import TestOutcome
 
 
@@ -405,9 +401,6 @@ def test_two_equally_close_parameters_are_refused() -> None:
 
 
 def test_a_rename_with_one_far_closer_candidate_is_taken() -> None:
-    from coder.builtin.repair.modules import ModuleIndex
-    from coder.builtin.repair.names import plan_import
-
     index = ModuleIndex(
         {"cachetools.keys": "def typed_key(*a):\n    pass\n\n\ndef typedmethodkey(*a):\n    pass\n"}
     )
@@ -429,8 +422,6 @@ def test_a_rename_with_one_far_closer_candidate_is_taken() -> None:
 
 
 def test_a_keyword_contained_in_the_old_one_beats_a_closer_spelling() -> None:
-    from coder.builtin.repair.kwargs import plan_kwarg
-
     module = "def colored(text, color=None, on_color=None, no_color=None, force=None):\n    pass\n"
     source = (
         "from termcolor import colored\n\n\ndef test_forced():\n"
@@ -455,9 +446,6 @@ def test_a_keyword_contained_in_the_old_one_beats_a_closer_spelling() -> None:
 
 
 def test_a_moved_attribute_gets_an_import_of_its_new_module() -> None:
-    from coder.builtin.repair.modules import ModuleIndex
-    from coder.builtin.repair.names import plan_import
-
     index = ModuleIndex(
         {
             "cachetools": "",

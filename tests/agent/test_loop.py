@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from coder.agent.loop import NUDGE, Agent, AgentConfig, AgentResult
+from coder.agent import NUDGE, Agent, AgentConfig, AgentResult, Tracer, load_events
 from coder.agent.memory import SUMMARY_PREFIX, assert_well_formed
-from coder.agent.trace import Tracer, load_events
-from coder.models.scripted import ScriptedModel
+from coder.models import ScriptedModel
 from sandbox import LocalSandbox
 from tools import ToolContext, default_registry
 

@@ -1,1 +1,3 @@
-"""coder.delivery."""
+"""What reaches the user's tree and disk: patches and the guarded apply, undo records,
+branches, JUnit XML, run folders and reports. May import coder.errors, tools and
+sandbox; never coder.workflows, coder.agent or coder.cli."""

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tools import TestRun
+
 _FAILURE_TAGS = {"failed": "failure", "error": "error"}
 _SKIPPED = {"skipped": "pytest.skip", "xfailed": "pytest.xfail"}
 _PASSED = {"passed", "xpassed"}
@@ -30,6 +32,15 @@ def write_junit(path: Path, suite_name: str, outcomes: Sequence[Mapping[str, Any
     ET.indent(root)
     path.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def outcomes_of(run: TestRun) -> list[dict[str, Any]]:
+    """Every test of `run` by node id, the failures with their details, for `write_junit`."""
+    details = {failure.nodeid: failure.model_dump() for failure in run.failures}
+    return [
+        details.get(nodeid, {"nodeid": nodeid, "outcome": outcome})
+        for nodeid, outcome in sorted(run.outcomes.items())
+    ]
 
 
 def split_nodeid(nodeid: str) -> tuple[str, str]:

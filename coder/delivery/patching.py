@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +42,32 @@ def snapshot(repo: Path, keep: dict[str, bytes] | None = None) -> dict[str, str]
             if keep is not None and len(data) <= KEPT_BYTES:
                 keep[path.relative_to(repo).as_posix()] = data
     return hashes
+
+
+@dataclass(frozen=True)
+class UserFiles:
+    """The user's files as the run found them: the guard of the apply, the base of a patch."""
+
+    repo: Path
+    hashes: dict[str, str]
+    """sha256 of every file, by POSIX relative path (see `snapshot`)."""
+    kept: dict[str, bytes]
+    """The files' bytes, all but very large ones."""
+
+    @classmethod
+    def take(cls, repo: Path) -> UserFiles:
+        kept: dict[str, bytes] = {}
+        return cls(repo, snapshot(repo, keep=kept), kept)
+
+    def original(self, rel: str) -> bytes | None:
+        """`rel` as it was when the run began (None: absent), whatever the user did since."""
+        if rel in self.kept or rel not in self.hashes:
+            return self.kept.get(rel)
+        path = self.repo / rel  # too large to keep: today's bytes are the best we have
+        return path.read_bytes() if path.is_file() else None
+
+    def originals_of(self, paths: Iterable[str]) -> dict[str, bytes | None]:
+        return {rel: self.original(rel) for rel in paths}
 
 
 def make_patch(before: Mapping[str, bytes | None], changes: Changes) -> str:

@@ -1,27 +1,34 @@
-"""What every workflow run starts with: a run folder, a redacted trace, a model, and a
-snapshot of the user's files; and how it ends: the patch and the report saved."""
+"""What every workflow run is made of: a run folder, a redacted trace, the model, a
+snapshot of the user's files, the sandbox and the agents; and how it ends: the changes
+delivered through coder/delivery, the patch and the report saved."""
 
 from __future__ import annotations
 
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel
-
+from coder.agent.loop import Agent, AgentConfig
 from coder.agent.trace import Tracer, redact
+from coder.builtin.gen import BuiltinGenModel
+from coder.builtin.repair import BuiltinRepairModel
 from coder.config import ConfigError, Settings
-from coder.delivery.patching import snapshot
+from coder.delivery.handover import Delivery, Handover, deliver
+from coder.delivery.patching import Changes, UserFiles
+from coder.delivery.report import RunReport
 from coder.delivery.runs import RunDir, create_run_dir
 from coder.models import Model, make_model
 from coder.models.presets import BUILTIN
-from sandbox import secret_values
-from tools.base import Approver
+from coder.workflows.sandboxes import open_sandbox
+from sandbox import Sandbox, secret_values
+from tools import Approver, ToolContext, WritePolicy, allow_all_writes, default_registry
 
+Command = Literal["run", "fix", "gen"]
+R = TypeVar("R", bound=RunReport)
 EventHandler = Callable[[str, dict[str, Any]], None]
 
 
@@ -35,98 +42,173 @@ class RunHooks:
     approve: Approver | None = None
 
 
+@dataclass(frozen=True)
+class Effort:
+    """The turns and tokens agents spent."""
+
+    turns: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @classmethod
+    def of(cls, agent: Agent) -> Effort:
+        return cls(agent.turns, agent.usage.prompt_tokens, agent.usage.completion_tokens)
+
+    def __add__(self, other: Effort) -> Effort:
+        return Effort(
+            self.turns + other.turns,
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+    def usage(self) -> dict[str, int]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+
 @dataclass
 class Session:
+    """One run of `command`: built by `start`, it opens sandboxes, builds agents,
+    delivers the changes and saves the report."""
+
+    command: Command
     settings: Settings
-    repo: Path
+    hooks: RunHooks
     model: Model
     run_dir: RunDir
     tracer: Tracer
     secrets: list[str]
-    manifest: dict[str, str]
-    """sha256 of the user's files when the run began: the guard of the final apply."""
+    files: UserFiles
+    """The user's files when the run began: the guard of the final apply."""
     started: float = field(default_factory=time.monotonic)
-    originals: dict[str, bytes] = field(default_factory=dict)
-    """The files' bytes when the run began (all but very large ones)."""
 
     @classmethod
-    def start(cls, settings: Settings, repo: Path, model: Model | None = None) -> Session:
-        model = model or build_model(settings)
+    def start(
+        cls,
+        command: Command,
+        settings: Settings,
+        repo: Path,
+        hooks: RunHooks,
+        model: Model | None = None,
+    ) -> Session:
+        """A run folder and a trace for `command` on `repo`; `model` (for tests) or else
+        the one `choose_model` picks, before anything is written."""
+        model = model or choose_model(command, settings, hooks.info)
         run_dir = create_run_dir(repo)
         secrets = run_secrets(settings)
         tracer = Tracer(run_dir.trace, run_dir.run_id, secrets)
-        originals: dict[str, bytes] = {}
-        manifest = snapshot(repo, keep=originals)
-        return cls(settings, repo, model, run_dir, tracer, secrets, manifest, originals=originals)
+        files = UserFiles.take(repo)
+        return cls(command, settings, hooks, model, run_dir, tracer, secrets, files)
 
-    def original(self, rel: str) -> bytes | None:
-        """`rel` as it was when the run began (None: absent), whatever the user did since."""
-        if rel in self.originals or rel not in self.manifest:
-            return self.originals.get(rel)
-        path = self.repo / rel  # too large to keep: today's bytes are the best we have
-        return path.read_bytes() if path.is_file() else None
+    @property
+    def repo(self) -> Path:
+        return self.files.repo
 
-    def originals_of(self, paths: Iterable[str]) -> dict[str, bytes | None]:
-        return {rel: self.original(rel) for rel in paths}
+    def open_sandbox(self, *, quiet: bool = False) -> Sandbox:
+        """A sandbox (to enter) holding a copy of the repository; `quiet` keeps the
+        set-up lines to the first one a run opens."""
+        info = None if quiet else self.hooks.info
+        return open_sandbox(self.settings, self.repo, self.hooks.warn, self.run_dir.run_id, info)
+
+    def agent(
+        self,
+        sandbox: Sandbox,
+        *,
+        key: str | None = None,
+        policy: WritePolicy = allow_all_writes,
+        tests: list[str] | None = None,
+    ) -> Agent:
+        """An agent on `sandbox` with the run's tools, limits, trace and hooks; `key` names
+        its group (a test file for fix, a module for gen), `tests` its default tests."""
+        settings, hooks = self.settings, self.hooks
+        context = ToolContext(
+            sandbox=sandbox,
+            write_policy=policy,
+            approve=hooks.approve,
+            default_tests=tests,
+            test_timeout=settings.test_timeout,
+            shell_timeout=settings.shell_timeout,
+        )
+        model = self.model if key is None else model_for(self.model, key)
+        registry, config = default_registry(), agent_config(settings)
+        return Agent(model, registry, context, config, tracer=self.tracer, on_event=hooks.on_event)
+
+    def deliver(self, changes: Changes, handover: Handover) -> Delivery:
+        delivery = deliver(self.files, self.run_dir.path, changes, handover)
+        if delivery.commit:
+            self.hooks.info(f"committed on branch {delivery.branch} ({delivery.commit[:10]})")
+        return delivery
+
+    def report(
+        self, kind: type[R], sandbox: Sandbox, effort: Effort, delivery: Delivery, **fields: Any
+    ) -> R:
+        """The report of the run, built once at its end: the fields every report shares
+        (the duration measured now), the delivery's that `kind` holds, and `fields`."""
+        delivered = {k: v for k, v in delivery.fields().items() if k in kind.model_fields}
+        return kind(
+            run_id=self.run_dir.run_id,
+            command=self.command,
+            model=self.model.name,
+            sandbox=sandbox.name,
+            turns=effort.turns,
+            usage=effort.usage(),
+            trace=str(self.run_dir.trace),
+            patch_file=str(self.run_dir.patch),
+            duration_s=self.elapsed(),
+            **delivered,
+            **fields,
+        )
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)
 
-    def save(self, report: BaseModel, patch: str) -> None:
+    def save(self, report: RunReport) -> None:
         """The patch as is; the report with every secret value redacted."""
-        self.run_dir.patch.write_text(patch, encoding="utf-8")
+        self.run_dir.patch.write_text(report.patch, encoding="utf-8")
         data = redact(report.model_dump(mode="json"), self.secrets)
         self.run_dir.report.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
-BUILTIN_NOTE = (
-    "no model configured; using the builtin engine (offline, mechanical test repairs). "
-    "For an LLM: --model openai:gpt-4o-mini or LLM_MODEL=... (with LLM_API_KEY)"
+def agent_config(settings: Settings) -> AgentConfig:
+    return AgentConfig(
+        max_turns=settings.max_turns,
+        token_budget=settings.token_budget,
+        wall_clock_s=settings.wall_clock,
+        context_tokens=settings.context_tokens,
+    )
+
+
+def model_for(model: Model, key: str) -> Model:
+    """A scripted model may carry one script per group (a test file for fix, a module for
+    gen); other models serve every group."""
+    for_group = getattr(model, "for_group", None)
+    return for_group(key) if callable(for_group) else model
+
+
+_FOR_AN_LLM = "For an LLM: --model openai:gpt-4o-mini or LLM_MODEL=... (with LLM_API_KEY)"
+BUILTIN_NOTES: dict[Command, str] = {
+    "fix": "no model configured; using the builtin engine (offline, mechanical test "
+    f"repairs). {_FOR_AN_LLM}",
+    "gen": "no model configured; using the builtin generator (offline characterisation "
+    f"tests). {_FOR_AN_LLM}",
+}
+NO_MODEL = (
+    "no model configured: pass --model (e.g. openai:gpt-4o-mini, ollama:qwen2.5-coder) "
+    "or set LLM_MODEL (with LLM_BASE_URL and LLM_API_KEY as needed)"
 )
 
 
-def fix_model(settings: Settings, hooks: RunHooks) -> Model:
-    """The configured model; with none, the builtin engine, and one line saying so."""
-    if settings.model is not None:
-        return build_model(settings)
-    from coder.builtin.engine import BuiltinModel
-
-    hooks.info(BUILTIN_NOTE)
-    return BuiltinModel()
-
-
-GEN_BUILTIN_NOTE = (
-    "no model configured; using the builtin generator (offline characterisation tests). "
-    "For an LLM: --model openai:gpt-4o-mini or LLM_MODEL=... (with LLM_API_KEY)"
-)
-
-
-def gen_model(settings: Settings, hooks: RunHooks) -> Model:
-    """The configured model; with none (or `builtin`), the builtin test generator."""
-    if settings.model not in (None, BUILTIN):
-        return build_model(settings)
-    try:
-        from coder.builtin.gen.model import BuiltinGenModel
-    except ModuleNotFoundError as exc:
-        if exc.name != "coder.builtin.gen.model":
-            raise
-        raise ConfigError(
-            "no builtin test generator in this build: pass --model (e.g. openai:gpt-4o-mini, "
-            "ollama:qwen2.5-coder) or set LLM_MODEL"
-        ) from exc
-    if settings.model is None:
-        hooks.info(GEN_BUILTIN_NOTE)
-    return BuiltinGenModel()
-
-
-def build_model(settings: Settings) -> Model:
-    if settings.model is None:
-        raise ConfigError(
-            "no model configured: pass --model (e.g. openai:gpt-4o-mini, ollama:qwen2.5-coder) "
-            "or set LLM_MODEL (with LLM_BASE_URL and LLM_API_KEY as needed)"
-        )
+def choose_model(command: Command, settings: Settings, info: Callable[[str], None]) -> Model:
+    """The configured model. `builtin`, or for fix and gen no model at all, is the
+    command's offline engine; with no model, one line says so (`run` needs a model)."""
+    spec = settings.model
+    if spec is None and command not in BUILTIN_NOTES:
+        raise ConfigError(NO_MODEL)
+    if spec is None:
+        info(BUILTIN_NOTES[command])
+    if spec is None or spec.strip() == BUILTIN:
+        return builtin_model(command)
     return make_model(
-        settings.model,
+        spec,
         base_url=settings.base_url,
         api_key=settings.api_key.get_secret_value() if settings.api_key else None,
         temperature=settings.temperature,
@@ -134,6 +216,11 @@ def build_model(settings: Settings) -> Model:
         tool_protocol=settings.tool_protocol,
         context_tokens=settings.context_tokens,
     )
+
+
+def builtin_model(command: Command) -> Model:
+    """The offline engine: the test generator for gen, the repair engine otherwise."""
+    return BuiltinGenModel() if command == "gen" else BuiltinRepairModel()
 
 
 def run_secrets(settings: Settings) -> list[str]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from coder.workflows.hints import unimportable_project
+from coder.workflows.session import Session
 from sandbox import Sandbox
-from tools import TestOutcome, TestRun, run_pytest
+from tools import TestOutcome, TestRun, run_pytest, summary_line
 
 
 @dataclass
@@ -27,6 +29,38 @@ class Baseline:
     groups: list[Group] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
     """Failed at first, passed on an unchanged rerun (the final check may add more)."""
+
+
+@dataclass(frozen=True)
+class BaselineOutcome:
+    """The baseline, and whether the run ends with it."""
+
+    baseline: Baseline
+    stop: str | None = None
+    """"test_timeout" or "nothing_to_do": the run's status, with nothing to repair."""
+    error: str | None = None
+
+
+def first_look(session: Session, sandbox: Sandbox, tests: list[str] | None) -> BaselineOutcome:
+    """The baseline run, said and traced, with a hint when the tests cannot import the
+    project; a suite that did not finish ends the run."""
+    hooks, timeout = session.hooks, session.settings.test_timeout
+    hooks.info("baseline: running the test suite")
+    baseline = take_baseline(sandbox, tests, timeout, hooks.info)
+    run = baseline.run
+    hooks.info(f"baseline: {summary_line(run)}")
+    session.tracer.event("baseline", summary=summary_line(run), groups=len(baseline.groups))
+    hint = unimportable_project(run, session.files.hashes)
+    if hint:
+        hooks.warn(hint)
+    if run.timed_out:
+        error = (
+            f"the test suite did not finish within {timeout:g}s"
+            + (f" (stuck in {run.running})" if run.running else "")
+            + "; fix the hang or raise test_timeout"
+        )
+        return BaselineOutcome(baseline, "test_timeout", error)
+    return BaselineOutcome(baseline, None if baseline.groups else "nothing_to_do")
 
 
 def take_baseline(

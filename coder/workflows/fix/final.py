@@ -10,15 +10,29 @@ it is reported flaky and the repairs are kept.
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass, field, replace
 
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.group import GroupOutcome
-from coder.workflows.session import RunHooks, Session
+from coder.workflows.session import Session
 from sandbox import Sandbox
 from tools import TestRun, is_test_module, run_pytest, summary_line
 
 _ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class FinalGate:
+    """The verdicts after the full suite: every group's, and the repairs to deliver."""
+
+    outcomes: list[GroupOutcome]
+    """Each group's outcome, a repair the gate dropped marked unrepaired with the reason."""
+    kept: list[GroupOutcome] = field(default_factory=list)
+    run: TestRun | None = None
+    """The full suite's last run with the kept repairs."""
+    flaky: list[str] = field(default_factory=list)
+    """Tests that failed beside the repairs though no repair reaches them."""
 
 
 def merge(outcomes: list[GroupOutcome]) -> Changes:
@@ -34,29 +48,33 @@ def final_check(
     baseline: Baseline,
     outcomes: list[GroupOutcome],
     tests: list[str] | None,
-    hooks: RunHooks,
-) -> tuple[list[GroupOutcome], TestRun | None]:
+) -> FinalGate:
     """The repairs that survive the full suite, and that suite's last run."""
-    kept = _without_overlaps([o for o in outcomes if o.repaired])
+    verdicts = {outcome.group.file: outcome for outcome in outcomes}
+    kept = _without_overlaps([o for o in outcomes if o.repaired], verdicts)
     for _ in range(_ATTEMPTS):
         if not kept:
             sync(sandbox, session, outcomes, [])
-            return [], None
+            return FinalGate(list(verdicts.values()))
         sync(sandbox, session, outcomes, kept)
         run, regressions = _full_run(session, sandbox, baseline, tests)
-        hooks.info(f"full suite with the repairs: {summary_line(run)}")
+        session.hooks.info(f"full suite with the repairs: {summary_line(run)}")
         if not regressions:
-            return kept, run
+            return FinalGate(list(verdicts.values()), kept, run)
         blamed = _blame(kept, regressions)
         if not blamed:
-            hooks.info(f"flaky (no repair reaches them, yet they failed): {', '.join(regressions)}")
-            baseline.flaky += regressions
-            return kept, run
-        for outcome in blamed:
-            outcome.repaired = False
-            outcome.reason = "with it, tests that passed before now fail: " + ", ".join(regressions)
+            flaky = ", ".join(regressions)
+            session.hooks.info(f"flaky (no repair reaches them, yet they failed): {flaky}")
+            return FinalGate(list(verdicts.values()), kept, run, regressions)
+        reason = "with it, tests that passed before now fail: " + ", ".join(regressions)
+        _reject(verdicts, blamed, reason)
         kept = [o for o in kept if o not in blamed]
-    return [], None
+    return FinalGate(list(verdicts.values()))
+
+
+def _reject(verdicts: dict[str, GroupOutcome], outcomes: list[GroupOutcome], reason: str) -> None:
+    for outcome in outcomes:
+        verdicts[outcome.group.file] = replace(outcome, repaired=False, reason=reason)
 
 
 def sync(
@@ -65,9 +83,11 @@ def sync(
     """Make every file any group touched hold the kept repairs, or else its original."""
     merged = merge(kept)
     touched = {path for outcome in outcomes for path in outcome.changes} | set(merged)
-    wanted = {**session.originals_of(p for p in touched if p not in merged), **merged}
+    wanted = {**session.files.originals_of(p for p in touched if p not in merged), **merged}
     held = sandbox.changes()  # write only what differs: each write is a round trip
-    _apply(sandbox, {p: d for p, d in wanted.items() if held.get(p, session.original(p)) != d})
+    _apply(
+        sandbox, {p: d for p, d in wanted.items() if held.get(p, session.files.original(p)) != d}
+    )
 
 
 def _full_run(
@@ -94,7 +114,9 @@ def _blame(kept: list[GroupOutcome], regressions: list[str]) -> list[GroupOutcom
     return [o for o in kept if any(p in files or not is_test_module(p) for p in o.changes)]
 
 
-def _without_overlaps(kept: list[GroupOutcome]) -> list[GroupOutcome]:
+def _without_overlaps(
+    kept: list[GroupOutcome], verdicts: dict[str, GroupOutcome]
+) -> list[GroupOutcome]:
     """Two repairs that write the same file differently cannot both be right."""
     chosen: list[GroupOutcome] = []
     for outcome in kept:
@@ -109,9 +131,9 @@ def _without_overlaps(kept: list[GroupOutcome]) -> list[GroupOutcome]:
         )
         if clash is None:
             chosen.append(outcome)
-            continue
-        outcome.repaired = False
-        outcome.reason = f"its change clashes with the repair of {clash.group.file}"
+        else:
+            reason = f"its change clashes with the repair of {clash.group.file}"
+            _reject(verdicts, [outcome], reason)
     return chosen
 
 

@@ -8,87 +8,52 @@ repair goes back to the agent with the reason, a bounded number of times.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from coder.agent.loop import Agent, AgentResult
 from coder.agent.prompts import FIX_TASK
 from coder.delivery.patching import Changes
-from coder.models import Model, Usage
 from coder.workflows.fix.baseline import Baseline, Group
 from coder.workflows.fix.verify import describe, find_weakenings
-from coder.workflows.run import agent_config
-from coder.workflows.sandboxes import open_sandbox
-from coder.workflows.session import RunHooks, Session
+from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
-from tools import (
-    TestRun,
-    ToolContext,
-    default_registry,
-    render_test_run,
-    run_pytest,
-    tests_only_policy,
-)
+from tools import TestRun, allow_all_writes, render_test_run, run_pytest, tests_only_policy
 
 VERIFY_RUNS = 3
 MAX_ROUNDS = 3
 
 
-@dataclass
+@dataclass(frozen=True)
 class GroupOutcome:
+    """What became of one group: repaired (with the changes that did it) or why not."""
+
     group: Group
     repaired: bool
     reason: str = ""
     changes: Changes = field(default_factory=dict)
     summary: str = ""
-    turns: int = 0
-    usage: Usage = field(default_factory=Usage)
+    effort: Effort = Effort()
 
 
 def repair_group(
-    session: Session,
-    group: Group,
-    baseline: Baseline,
-    hooks: RunHooks,
-    allow_src: bool,
-    shared: Sandbox | None = None,
+    session: Session, group: Group, baseline: Baseline, allow_src: bool, shared: Sandbox | None
 ) -> GroupOutcome:
     """One agent for the failing tests of one file, in `shared` (whose earlier changes are
     the caller's) or in a sandbox of its own."""
     if shared is not None:
-        return _repair_in(shared, session, group, baseline, hooks, allow_src)
-    with open_sandbox(session.settings, session.repo, hooks.warn, session.run_dir.run_id) as own:
-        return _repair_in(own, session, group, baseline, hooks, allow_src)
+        return _repair_in(shared, session, group, baseline, allow_src)
+    with session.open_sandbox(quiet=True) as own:
+        return _repair_in(own, session, group, baseline, allow_src)
 
 
 def _repair_in(
-    sandbox: Sandbox,
-    session: Session,
-    group: Group,
-    baseline: Baseline,
-    hooks: RunHooks,
-    allow_src: bool,
+    sandbox: Sandbox, session: Session, group: Group, baseline: Baseline, allow_src: bool
 ) -> GroupOutcome:
-    settings = session.settings
-    context = ToolContext(
-        sandbox=sandbox,
-        write_policy=(lambda path: None) if allow_src else tests_only_policy,
-        approve=hooks.approve,
-        default_tests=[group.file],
-        test_timeout=settings.test_timeout,
-        shell_timeout=settings.shell_timeout,
-    )
-    agent = Agent(
-        model_for(session.model, group.file),
-        default_registry(),
-        context,
-        agent_config(settings),
-        tracer=session.tracer,
-        on_event=hooks.on_event,
-    )
+    policy = allow_all_writes if allow_src else tests_only_policy
+    agent = session.agent(sandbox, key=group.file, policy=policy, tests=[group.file])
     result = agent.run(task_for(group))
-    outcome = _rounds(agent, result, sandbox, session, group, baseline, hooks, context.written)
-    outcome.turns, outcome.usage = agent.turns, agent.usage
-    return outcome
+    outcome = _rounds(agent, result, sandbox, session, group, baseline)
+    return replace(outcome, effort=Effort.of(agent))
 
 
 def task_for(group: Group) -> str:
@@ -103,8 +68,6 @@ def _rounds(
     session: Session,
     group: Group,
     baseline: Baseline,
-    hooks: RunHooks,
-    written: set[str],
 ) -> GroupOutcome:
     problem = ""
     for round_number in range(1, MAX_ROUNDS + 1):
@@ -113,14 +76,14 @@ def _rounds(
             return GroupOutcome(
                 group, False, f"{problem}\n(then {stopped})" if problem else stopped
             )
-        changes = _own_changes(sandbox.changes(), written)
+        changes = _own_changes(sandbox.changes(), agent.context.written)
         if not changes:
             return GroupOutcome(group, False, f"no change made; the agent said: {result.summary}")
         found = verify(sandbox, session, group, baseline, changes)
         if found is None:
             return GroupOutcome(group, True, "", changes, result.summary)
         problem = found
-        hooks.info(
+        session.hooks.info(
             f"{group.file}: repair rejected (round {round_number}/{MAX_ROUNDS}): "
             f"{problem.splitlines()[0]}"
         )
@@ -133,7 +96,7 @@ def verify(
     sandbox: Sandbox, session: Session, group: Group, baseline: Baseline, changes: Changes
 ) -> str | None:
     """Why the repair must not be kept, or None."""
-    before = session.originals_of(changes)
+    before = session.files.originals_of(changes)
     weakenings = find_weakenings(before, changes)
     if weakenings:
         return describe(weakenings)
@@ -170,10 +133,3 @@ def _own_changes(now: Changes, written: set[str]) -> Changes:
     """The files this group's agent wrote with its tools and that differ from the start;
     files that test runs or commands leave behind are not part of a repair."""
     return {path: data for path, data in now.items() if path in written}
-
-
-def model_for(model: Model, key: str) -> Model:
-    """A scripted model may carry one script per group (a test file for fix, a module for
-    gen); other models serve every group."""
-    for_group = getattr(model, "for_group", None)
-    return for_group(key) if callable(for_group) else model

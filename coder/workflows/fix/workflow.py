@@ -10,18 +10,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from coder.config import Settings
+from coder.delivery.branching import commit_message
+from coder.delivery.handover import Delivery, Handover
+from coder.delivery.junit import outcomes_of, write_junit
 from coder.delivery.report import FixReport, TestCounts, TestResult
 from coder.models import Model
-from coder.workflows.deliver import deliver
-from coder.workflows.fix.baseline import Baseline, Group, take_baseline
-from coder.workflows.fix.final import final_check, sync
+from coder.workflows.fix.baseline import Baseline, BaselineOutcome, Group, first_look
+from coder.workflows.fix.final import FinalGate, final_check, merge, sync
 from coder.workflows.fix.group import VERIFY_RUNS, GroupOutcome, repair_group
 from coder.workflows.fix.options import FixOptions
-from coder.workflows.hints import unimportable_project
-from coder.workflows.sandboxes import open_sandbox
-from coder.workflows.session import RunHooks, Session, fix_model
+from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox
-from tools import TestRun, is_test_module, run_pytest, summary_line
+from tools import is_test_module, run_pytest
+
+STATUSES = ("repaired", "unfixed", "flaky")
+FLAKY = "failed and passed with no change that explains it: flaky, not broken"
 
 
 def fix_repo(
@@ -31,67 +34,38 @@ def fix_repo(
     hooks: RunHooks,
     model: Model | None = None,
 ) -> FixReport:
-    session = Session.start(settings, repo, model or fix_model(settings, hooks))
-    report = _empty_report(session)
-    kept: list[GroupOutcome] = []
-    final: TestRun | None = None
+    session = Session.start("fix", settings, repo, hooks, model)
     # One sandbox carries the baseline, the repairs (one group after another) and the
     # final gate: a container or a copy is made once, not once per step.
-    with open_sandbox(settings, repo, hooks.warn, session.run_dir.run_id, hooks.info) as main:
-        report.sandbox = main.name
-        baseline = _baseline(session, main, options, hooks, report)
-        if report.status == "running":
-            outcomes = _repair_all(session, main, baseline, options, hooks)
-            kept, final = final_check(session, main, baseline, outcomes, options.tests, hooks)
-            report.after = TestCounts.from_test_data(final.model_dump()) if final else report.before
-            _record_tests(report, baseline, outcomes, kept)
-    if report.status not in ("test_timeout", "nothing_to_do"):
-        deliver(session, report, kept, options, hooks, final, baseline.run)
-    report.duration_s = session.elapsed()
+    with session.open_sandbox() as main:
+        first = first_look(session, main, options.tests)
+        gate = FinalGate([]) if first.stop else _repair(session, main, first.baseline, options)
+    delivery = Delivery() if first.stop else _deliver(session, options, first.baseline, gate)
+    report = _report(session, main, first, gate, delivery)
     session.tracer.event("fix_end", status=report.status, tests=len(report.tests))
-    session.save(report, report.patch)
+    session.save(report)
     return report
 
 
-def _baseline(
-    session: Session, sandbox: Sandbox, options: FixOptions, hooks: RunHooks, report: FixReport
-) -> Baseline:
-    settings = session.settings
-    hooks.info("baseline: running the test suite")
-    baseline = take_baseline(sandbox, options.tests, settings.test_timeout, hooks.info)
-    run = baseline.run
-    report.before = TestCounts.from_test_data(run.model_dump())
-    hooks.info(f"baseline: {summary_line(run)}")
-    session.tracer.event("baseline", summary=summary_line(run), groups=len(baseline.groups))
-    hint = unimportable_project(run, session.manifest)
-    if hint:
-        hooks.warn(hint)
-    if run.timed_out:
-        report.status = "test_timeout"
-        report.error = (
-            f"the test suite did not finish within {settings.test_timeout:g}s"
-            + (f" (stuck in {run.running})" if run.running else "")
-            + "; fix the hang or raise test_timeout"
-        )
-    elif not baseline.groups:
-        report.status = "nothing_to_do"
-        report.tests = [_flaky(nodeid) for nodeid in baseline.flaky]
-    return baseline
+def _repair(session: Session, main: Sandbox, baseline: Baseline, options: FixOptions) -> FinalGate:
+    outcomes = _repair_all(session, main, baseline, options)
+    return final_check(session, main, baseline, outcomes, options.tests)
 
 
 def _repair_all(
-    session: Session, main: Sandbox, baseline: Baseline, options: FixOptions, hooks: RunHooks
+    session: Session, main: Sandbox, baseline: Baseline, options: FixOptions
 ) -> list[GroupOutcome]:
     done: list[GroupOutcome] = []
+    info = session.hooks.info
 
     def one(index: int, shared: Sandbox | None) -> GroupOutcome:
         group = baseline.groups[index]
-        hooks.info(f"repairing {group.file}: {len(group.failures)} failing")
+        info(f"repairing {group.file}: {len(group.failures)} failing")
         outcome = _already_repaired(session, shared, group, done) or repair_group(
-            session, group, baseline, hooks, options.allow_src, shared
+            session, group, baseline, options.allow_src, shared
         )
         verdict = "verified" if outcome.repaired else f"unfixed: {outcome.reason.splitlines()[0]}"
-        hooks.info(f"{group.file}: {verdict}")
+        info(f"{group.file}: {verdict}")
         if shared is not None:
             done.append(outcome)
             if not outcome.repaired:  # take its attempt back out before the next group
@@ -123,51 +97,54 @@ def _already_repaired(
     return GroupOutcome(group, True, summary=f"passes with the repair of {files}")
 
 
-def _record_tests(
-    report: FixReport, baseline: Baseline, outcomes: list[GroupOutcome], kept: list[GroupOutcome]
-) -> None:
-    for outcome in outcomes:
-        repaired = outcome in kept
-        reason = outcome.summary if repaired else outcome.reason
-        for nodeid in outcome.group.nodeids:
-            report.tests.append(
-                TestResult(
-                    nodeid=nodeid,
-                    status="repaired" if repaired else "unfixed",
-                    reason=reason,
-                    files=sorted(outcome.changes) if repaired else [],
-                )
-            )
-        report.turns += outcome.turns
-        report.usage["prompt_tokens"] += outcome.usage.prompt_tokens
-        report.usage["completion_tokens"] += outcome.usage.completion_tokens
-    report.tests += [_flaky(nodeid) for nodeid in baseline.flaky]
-    count = {status: sum(t.status == status for t in report.tests) for status in STATUSES}
+def _deliver(
+    session: Session, options: FixOptions, baseline: Baseline, gate: FinalGate
+) -> Delivery:
+    """The JUnit file, if asked for, then the kept repairs as the user asked."""
+    if options.junit:
+        write_junit(options.junit, "coder fix", outcomes_of(gate.run or baseline.run))
+    repaired = [nodeid for outcome in gate.kept for nodeid in outcome.group.nodeids]
+    message = commit_message(repaired, "; ".join(o.summary for o in gate.kept if o.summary))
+    handover = Handover(options.dry_run, options.branch, message)
+    return session.deliver(merge(gate.kept), handover)
+
+
+def _report(
+    session: Session, main: Sandbox, first: BaselineOutcome, gate: FinalGate, delivery: Delivery
+) -> FixReport:
+    tests = [result for outcome in gate.outcomes for result in _results(outcome, gate)]
+    tests += [TestResult(nodeid=n, status="flaky", reason=FLAKY) for n in first.baseline.flaky]
+    tests += [TestResult(nodeid=n, status="flaky", reason=FLAKY) for n in gate.flaky]
+    before = TestCounts.from_test_data(first.baseline.run.model_dump())
+    after = TestCounts.from_test_data(gate.run.model_dump()) if gate.run else before
+    return session.report(
+        FixReport,
+        main,
+        sum((outcome.effort for outcome in gate.outcomes), Effort()),
+        delivery,
+        status=first.stop or _status(tests),
+        error=first.error,
+        before=before,
+        after=None if first.stop else after,
+        tests=tests,
+    )
+
+
+def _results(outcome: GroupOutcome, gate: FinalGate) -> list[TestResult]:
+    repaired = outcome in gate.kept
+    return [
+        TestResult(
+            nodeid=nodeid,
+            status="repaired" if repaired else "unfixed",
+            reason=outcome.summary if repaired else outcome.reason,
+            files=sorted(outcome.changes) if repaired else [],
+        )
+        for nodeid in outcome.group.nodeids
+    ]
+
+
+def _status(tests: list[TestResult]) -> str:
+    count = {status: sum(t.status == status for t in tests) for status in STATUSES}
     if not count["unfixed"]:
-        report.status = "fixed"
-    else:
-        report.status = "partial" if count["repaired"] else "unfixed"
-
-
-STATUSES = ("repaired", "unfixed", "flaky")
-
-
-def _flaky(nodeid: str) -> TestResult:
-    return TestResult(
-        nodeid=nodeid,
-        status="flaky",
-        reason="failed and passed with no change that explains it: flaky, not broken",
-    )
-
-
-def _empty_report(session: Session) -> FixReport:
-    return FixReport(
-        run_id=session.run_dir.run_id,
-        command="fix",
-        status="running",
-        model=session.model.name,
-        sandbox=session.settings.sandbox,
-        usage={"prompt_tokens": 0, "completion_tokens": 0},
-        trace=str(session.run_dir.trace),
-        patch_file=str(session.run_dir.patch),
-    )
+        return "fixed"
+    return "partial" if count["repaired"] else "unfixed"

@@ -1,1 +1,3 @@
-"""coder.workflows.gen.workflow."""
+"""`coder gen`: the target modules, an agent's tests per module, the judging of each new
+test, and the final gate. May import coder.workflows' shared modules and coder.delivery;
+never coder.workflows.fix."""

@@ -13,19 +13,16 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from coder.agent.loop import Agent, AgentResult
+from coder.agent.loop import AgentResult
 from coder.agent.prompts import GEN_TASK
 from coder.delivery.patching import Changes
 from coder.delivery.report import PossibleBug
-from coder.models import Usage
-from coder.workflows.fix.group import model_for
 from coder.workflows.gen.judge import Covered, Judgement, judge_file
 from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.targets import ModuleTarget
-from coder.workflows.run import agent_config
-from coder.workflows.session import RunHooks, Session
+from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
-from tools import ToolContext, default_registry, is_test_file, is_test_module, tests_only_policy
+from tools import ToolContext, is_test_file, is_test_module, tests_only_policy
 
 FEEDBACK_ROUNDS = 2
 _BUG_LINE = re.compile(r"^\W*POSSIBLE BUG:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
@@ -44,8 +41,7 @@ class ModuleOutcome:
     possible_bugs: list[PossibleBug] = field(default_factory=list)
     summary: str = ""
     error: str | None = None
-    turns: int = 0
-    usage: Usage = field(default_factory=Usage)
+    effort: Effort = Effort()
 
 
 def write_tests(
@@ -55,47 +51,34 @@ def write_tests(
     held: Changes,
     covered: Covered,
     options: GenOptions,
-    hooks: RunHooks,
 ) -> ModuleOutcome:
     """Tests for `module`, judged against `covered` (which grows); `held` holds what the
     sandbox kept from the modules before."""
-    agent = _agent(session, sandbox, module, hooks)
+    agent = session.agent(
+        sandbox, key=module.path, policy=tests_only_policy, tests=[module.test_file]
+    )
     result = agent.run(gen_task(module, options.reruns), task_data=module.task_data())
     outcome = ModuleOutcome(module)
     settled = dict(held)
     for round_number in range(FEEDBACK_ROUNDS + 1):
-        judgements = _judge_round(
-            session, sandbox, agent.context.written, settled, covered, options
-        )
+        judgements = _judge_round(session, agent.context, settled, covered, options)
         _record(outcome, judgements, result)
         rejected = {n: r for j in judgements for n, r in j.rejected.items()}
         if not rejected or round_number == FEEDBACK_ROUNDS or result.status != "finished":
             break
-        hooks.info(f"{module.path}: {len(rejected)} test(s) rejected; asking for better ones")
+        session.hooks.info(
+            f"{module.path}: {len(rejected)} test(s) rejected; asking for better ones"
+        )
         result = agent.resume(feedback(judgements, module, covered))
-    outcome.changes = {p: d for p, d in settled.items() if held.get(p, session.original(p)) != d}
-    outcome.turns, outcome.usage = agent.turns, agent.usage
+    outcome.changes = _new_changes(session, settled, held)
+    outcome.effort = Effort.of(agent)
     return outcome
 
 
-def _agent(session: Session, sandbox: Sandbox, module: ModuleTarget, hooks: RunHooks) -> Agent:
-    settings = session.settings
-    context = ToolContext(
-        sandbox=sandbox,
-        write_policy=tests_only_policy,
-        approve=hooks.approve,
-        default_tests=[module.test_file],
-        test_timeout=settings.test_timeout,
-        shell_timeout=settings.shell_timeout,
-    )
-    return Agent(
-        model_for(session.model, module.path),
-        default_registry(),
-        context,
-        agent_config(settings),
-        tracer=session.tracer,
-        on_event=hooks.on_event,
-    )
+def _new_changes(session: Session, settled: Changes, held: Changes) -> Changes:
+    """What `settled` holds that differs from `held` (or the original, for other files)."""
+    original = session.files.original
+    return {p: d for p, d in settled.items() if held.get(p, original(p)) != d}
 
 
 def gen_task(module: ModuleTarget, reruns: int) -> str:
@@ -115,18 +98,14 @@ def gen_task(module: ModuleTarget, reruns: int) -> str:
 
 
 def _judge_round(
-    session: Session,
-    sandbox: Sandbox,
-    written: set[str],
-    settled: Changes,
-    covered: Covered,
-    options: GenOptions,
+    session: Session, context: ToolContext, settled: Changes, covered: Covered, options: GenOptions
 ) -> list[Judgement]:
-    """Judge every test module the agent wrote (`written`) since `settled`; the sandbox
-    and `settled` then hold the kept tests and the test-support files it wrote."""
+    """Judge every test module the agent wrote (`context.written`) since `settled`; its
+    sandbox and `settled` then hold the kept tests and the test-support files it wrote."""
+    sandbox, written = context.sandbox, context.written
     judgements = []
     for path, data in sorted(sandbox.changes().items()):
-        before = settled.get(path, session.original(path))
+        before = settled.get(path, session.files.original(path))
         if data == before or path.startswith(".coder/"):
             continue
         if path not in written or not is_test_file(path) or data is None:

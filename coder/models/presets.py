@@ -44,7 +44,8 @@ PRESETS: dict[str, Preset] = {
 }
 KNOWN_PREFIXES = (*PRESETS, "scripted")
 BUILTIN = "builtin"
-"""The spec of the offline engine (coder/builtin), which takes no name."""
+"""The spec of the offline engine (coder/builtin), which takes no name; the workflow
+session turns it into the engine, make_model refuses it."""
 
 
 def make_model(
@@ -62,9 +63,11 @@ def make_model(
     if tool_protocol not in ("native", "text"):
         raise ModelSpecError(f"unknown tool protocol {tool_protocol!r}: use 'native' or 'text'")
     if spec.strip() == BUILTIN:
-        from coder.builtin.engine import BuiltinModel  # late: the engine imports this package
-
-        return BuiltinModel()  # it calls no model, so it needs no tool protocol
+        # The offline engine depends on this package; the session builds it.
+        raise ModelSpecError(
+            "'builtin' names the offline engine, not a model client: "
+            "coder.workflows.session.choose_model builds it"
+        )
     prefix, name = _split(spec, base_url)
     if prefix == "scripted":
         model: Model = ScriptedModel.from_file(name, name=spec)

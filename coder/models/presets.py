@@ -60,14 +60,7 @@ def make_model(
     context_tokens: int = 32768,
 ) -> Model:
     """The model a spec names; raises ModelSpecError with the fix when it cannot."""
-    if tool_protocol not in ("native", "text"):
-        raise ModelSpecError(f"unknown tool protocol {tool_protocol!r}: use 'native' or 'text'")
-    if spec.strip() == BUILTIN:
-        # The offline engine depends on this package; the session builds it.
-        raise ModelSpecError(
-            "'builtin' names the offline engine, not a model client: "
-            "coder.workflows.session.choose_model builds it"
-        )
+    _refuse_unmade(spec, tool_protocol)
     prefix, name = _split(spec, base_url)
     if prefix == "scripted":
         model: Model = ScriptedModel.from_file(name, name=spec)
@@ -84,6 +77,19 @@ def make_model(
         )
         model = OpenAIModel(config, transport=transport)
     return TextProtocolModel(model) if tool_protocol == "text" else model
+
+
+def _refuse_unmade(spec: str, tool_protocol: str) -> None:
+    """Raise ModelSpecError for what make_model does not make: an unknown tool protocol,
+    or the builtin engine."""
+    if tool_protocol not in ("native", "text"):
+        raise ModelSpecError(f"unknown tool protocol {tool_protocol!r}: use 'native' or 'text'")
+    if spec.strip() == BUILTIN:
+        # The offline engine depends on this package; the session builds it.
+        raise ModelSpecError(
+            "'builtin' names the offline engine, not a model client: "
+            "coder.workflows.session.choose_model builds it"
+        )
 
 
 def _split(spec: str, base_url: str | None) -> tuple[str, str]:

@@ -1,27 +1,25 @@
-"""The `coder` command line. Usage errors exit 2 with one line; Ctrl-C exits 130."""
+"""The `coder` app: its commands, and `main()`, which maps every way a command can end to
+an exit code in one place (usage errors exit 2 with one line; Ctrl-C exits 130)."""
 
 from __future__ import annotations
 
 import signal
 import sys
-from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from coder import __version__
-from coder.cli import options as opt
-from coder.cli.console import fail, warn
-from coder.cli.fix import existing_repo, register
-from coder.cli.gen import register as register_gen
+from coder.cli.doctor import doctor
+from coder.cli.fix import fix
+from coder.cli.gen import gen
+from coder.cli.render import fail, warn
+from coder.cli.run import run
 from coder.cli.sandbox import sandbox_app
-from coder.config import ConfigError, load_settings
-from coder.delivery.branching import BranchError
-from coder.delivery.runs import RunNotFound, find_run
-from coder.delivery.undo import UndoError
-from coder.models import ModelError, ModelSpecError
+from coder.cli.trace import trace_app
+from coder.cli.undo import undo
+from coder.errors import CoderError, ExitCode, UsageError
 from sandbox import SandboxError, SandboxUnavailable
 
 app = typer.Typer(
@@ -32,89 +30,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-trace_app = typer.Typer(help="Look at what a run did.", no_args_is_help=True)
+for command in (fix, undo, gen, run, doctor):
+    app.command()(command)
 app.add_typer(trace_app, name="trace")
 app.add_typer(sandbox_app, name="sandbox")
-register(app)
-register_gen(app)
 
-
-@app.command()
-def run(
-    task: Annotated[str, typer.Argument(help="What to do, in plain words.")],
-    repo: opt.Repo = Path("."),
-    model: opt.Model = None,
-    base_url: opt.BaseUrl = None,
-    tool_protocol: opt.ToolProtocol = None,
-    sandbox: opt.Sandbox = None,
-    image: opt.Image = None,
-    setup: opt.Setup = None,
-    setup_network: opt.SetupNetwork = False,
-    network: opt.Network = False,
-    max_turns: opt.MaxTurns = None,
-    dry_run: opt.DryRun = False,
-    confirm: opt.Confirm = False,
-    json_output: opt.Json = False,
-    verbose: opt.Verbose = False,
-) -> None:
-    """Do a task in the repository with the agent (the local dev assistant).
-
-    The agent works on a sandboxed copy; your files change only at the end, and only
-    if the files it touched are unchanged since it started.
-    """
-    from coder.cli.commands import run_command
-
-    repo = _existing_repo(repo)
-    settings, approve = opt.settings_and_approver(repo, locals())
-    code = run_command(
-        settings,
-        repo,
-        task,
-        dry_run=dry_run,
-        json_output=json_output,
-        verbose=verbose,
-        approve=approve,
-    )
-    raise typer.Exit(code)
-
-
-@app.command()
-def doctor(
-    repo: opt.Repo = Path("."), sandbox: opt.Sandbox = None, image: opt.Image = None
-) -> None:
-    """Check the set-up: Python, model settings, Docker engine and image, isolation."""
-    from coder.cli.doctor import run_doctor
-
-    repo = _existing_repo(repo)
-    settings = load_settings(repo, opt.settings_flags(sandbox=sandbox, image=image))
-    raise typer.Exit(run_doctor(settings, repo))
-
-
-@trace_app.command("show")
-def trace_show(
-    run_id: Annotated[
-        str, typer.Argument(metavar="RUN", help="Run id, id prefix, 'last', or a trace file.")
-    ],
-    repo: opt.Repo = Path("."),
-) -> None:
-    """Show a run as a readable timeline."""
-    from coder.agent.trace import render_timeline
-
-    candidate = Path(run_id)
-    path = candidate if candidate.is_file() else find_run(_existing_repo(repo), run_id).trace
-    if not path.is_file():
-        raise RunNotFound(f"run {run_id} has no trace at {path}")
-    render_timeline(path, Console(highlight=False))
-
-
-def _existing_repo(repo: Path) -> Path:
-    return existing_repo(repo)
+EXIT_CODES: tuple[tuple[type[Exception], ExitCode], ...] = (
+    (UsageError, ExitCode.USAGE),
+    (SandboxUnavailable, ExitCode.USAGE),
+    (CoderError, ExitCode.INCOMPLETE),
+    (SandboxError, ExitCode.INCOMPLETE),
+)
+"""A user-facing error's exit code: the first kind it is an instance of."""
+INTERRUPTED = "interrupted; the sandbox was removed and your files were not changed"
 
 
 def _version(value: bool) -> None:
     if value:
         print(f"coder {__version__}")
-        raise typer.Exit(0)
+        raise typer.Exit(ExitCode.OK)
 
 
 @app.callback()
@@ -124,10 +58,6 @@ def _root(
     ] = False,
 ) -> None:
     """coder: repair and write pytest tests with an agent, safely, in a sandbox."""
-
-
-USAGE_ERRORS = (BranchError, UndoError)
-INTERRUPTED = "interrupted; the sandbox was removed and your files were not changed"
 
 
 def _on_terminate(signum: int, frame: FrameType | None) -> None:
@@ -146,28 +76,25 @@ def main(argv: list[str] | None = None) -> int:
         )
     except typer.Exit as exc:
         result = exc.exit_code
-    except (ConfigError, ModelSpecError, RunNotFound, SandboxUnavailable, *USAGE_ERRORS) as exc:
+    except (CoderError, SandboxError) as exc:
         fail(str(exc))
-        return 2
-    except (ModelError, SandboxError) as exc:
-        fail(str(exc))
-        return 1
+        return next(code for kind, code in EXIT_CODES if isinstance(exc, kind))
     except (KeyboardInterrupt, typer.Abort):
         warn(INTERRUPTED)
-        return 130
+        return ExitCode.INTERRUPTED
     except Exception as exc:
-        if not _is_usage_error(exc):
+        if not _is_click_usage_error(exc):
             raise
         context = getattr(exc, "ctx", None)
         hint = f" (see `{context.command_path} --help`)" if context else ""
         fail(f"{exc.format_message()}{hint}")  # type: ignore[attr-defined]
-        return 2
-    if result == 130:  # typer turns KeyboardInterrupt into exit code 130 itself
+        return ExitCode.USAGE
+    if result == ExitCode.INTERRUPTED:  # typer turns KeyboardInterrupt into 130 itself
         warn(INTERRUPTED)
-    return result if isinstance(result, int) else 0
+    return int(result) if isinstance(result, int) else ExitCode.OK
 
 
-def _is_usage_error(exc: Exception) -> bool:
+def _is_click_usage_error(exc: Exception) -> bool:
     """Click's UsageError, whether typer uses click itself or its own vendored copy."""
     return any(cls.__name__ == "UsageError" for cls in type(exc).__mro__)
 

@@ -8,19 +8,30 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import typer
 from rich.console import Console
 from rich.table import Table
 
 from coder import __version__
+from coder.cli.options import CommonOptions, Repo, with_common_options
 from coder.config import Settings
+from coder.errors import ExitCode
 from sandbox import LocalSandbox, SandboxUnavailable
 from sandbox.docker.engine import check_image_tools, connect
 
 Row = tuple[str, str, str]
 
 
-def run_doctor(settings: Settings, repo: Path) -> int:
-    """Print a table of checks; exit 0 when a run could start, 1 otherwise."""
+@with_common_options("sandbox", "image")
+def doctor(repo: Repo = Path("."), *, common: CommonOptions) -> None:
+    """Check the set-up: Python, model settings, Docker engine and image, isolation."""
+    repo, settings = common.resolve(repo)
+    ready = _report(settings, repo)
+    raise typer.Exit(ExitCode.OK if ready else ExitCode.INCOMPLETE)
+
+
+def _report(settings: Settings, repo: Path) -> bool:
+    """Print a table of checks; True when a run could start."""
     docker_rows, docker_ok = _docker_checks(settings)
     rows = [
         ("coder", "ok", f"{__version__} on Python {platform.python_version()} ({sys.executable})"),
@@ -36,7 +47,7 @@ def run_doctor(settings: Settings, repo: Path) -> int:
     for name, state, detail in rows:
         table.add_row(name, f"[{colours[state]}]{state}[/]", detail)
     Console(highlight=False).print(table)
-    return 1 if any(state == "fail" for _, state, _ in rows) else 0
+    return all(state != "fail" for _, state, _ in rows)
 
 
 def _model_check(settings: Settings) -> Row:

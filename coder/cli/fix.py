@@ -1,4 +1,4 @@
-"""`coder fix` and `coder undo`."""
+"""`coder fix [REPO]`: repair the failing tests and hand back a verified patch."""
 
 from __future__ import annotations
 
@@ -8,13 +8,11 @@ from typing import Annotated
 import typer
 
 from coder.cli import options as opt
-from coder.config import ConfigError
+from coder.cli.options import CommonOptions
+from coder.cli.render import fix_summary, print_report
+from coder.errors import ExitCode
 
-RepoArgument = Annotated[
-    Path, typer.Argument(help="Repository to repair (default: the current folder).")
-]
-
-
+RepoArgument = Annotated[Path, opt.repo_argument("repair")]
 Tests = Annotated[
     list[str] | None,
     typer.Option("--tests", metavar="PATH", help="Only these test paths or node ids (repeatable)."),
@@ -22,12 +20,7 @@ Tests = Annotated[
 AllowSrc = Annotated[
     bool, typer.Option("--allow-src", help="Let the agent edit source files, not only tests.")
 ]
-Branch = Annotated[
-    str | None,
-    typer.Option(
-        "--branch", metavar="NAME", help="Commit the repairs on this new branch; files untouched."
-    ),
-]
+Branch = Annotated[str | None, opt.branch_option("the repairs")]
 Jobs = Annotated[
     int, typer.Option("--jobs", metavar="N", min=1, help="Repair this many test files at once.")
 ]
@@ -37,25 +30,16 @@ Junit = Annotated[
 ]
 
 
+@opt.with_common_options()
 def fix(
     repo: RepoArgument = Path("."),
-    model: opt.Model = None,
-    base_url: opt.BaseUrl = None,
-    tool_protocol: opt.ToolProtocol = None,
-    sandbox: opt.Sandbox = None,
-    image: opt.Image = None,
-    setup: opt.Setup = None,
-    setup_network: opt.SetupNetwork = False,
     tests: Tests = None,
     allow_src: AllowSrc = False,
-    dry_run: opt.DryRun = False,
     branch: Branch = None,
     jobs: Jobs = 1,
-    max_turns: opt.MaxTurns = None,
-    confirm: opt.Confirm = False,
     junit: Junit = None,
-    json_output: opt.Json = False,
-    verbose: opt.Verbose = False,
+    *,
+    common: CommonOptions,
 ) -> None:
     """Repair the failing tests of a repository and hand back a verified patch.
 
@@ -63,48 +47,21 @@ def fix(
     files only unless --allow-src), proves each repair (three green runs, no test
     deleted, skipped or weakened, no regression in the full suite), then applies it.
     """
-    from coder.cli.commands import fix_command
     from coder.workflows.fix.options import FixOptions
+    from coder.workflows.fix.workflow import fix_repo
 
-    repo = existing_repo(repo)
-    opt.check_delivery(dry_run, branch)
-    settings, approve = opt.settings_and_approver(repo, locals())
+    repo, settings = common.resolve(repo, branch=branch)
     options = FixOptions(
-        tests=tests or None,
         allow_src=allow_src,
-        dry_run=dry_run,
+        dry_run=common.dry_run,
         branch=branch,
         jobs=jobs,
         junit=junit,
+        tests=tests or None,
     )
-    raise typer.Exit(
-        fix_command(
-            settings, repo, options, json_output=json_output, verbose=verbose, approve=approve
-        )
+    report = fix_repo(settings, repo, options, common.hooks(settings))
+    print_report(
+        report, common.json_output, lambda out: fix_summary(out, report, dry_run=common.dry_run)
     )
-
-
-def undo(
-    run_id: Annotated[
-        str | None,
-        typer.Argument(metavar="[RUN]", help="Run id or prefix (default: the last applied)."),
-    ] = None,
-    repo: opt.Repo = Path("."),
-) -> None:
-    """Reverse an applied run, if its files are unchanged since."""
-    from coder.cli.commands import undo_command
-
-    raise typer.Exit(undo_command(existing_repo(repo), run_id))
-
-
-def existing_repo(repo: Path) -> Path:
-    if not repo.exists():
-        raise ConfigError(f"repository {repo} does not exist; give the path to a folder")
-    if not repo.is_dir():
-        raise ConfigError(f"repository {repo} is not a folder; give the path to a folder")
-    return repo.resolve()
-
-
-def register(app: typer.Typer) -> None:
-    app.command("fix")(fix)
-    app.command("undo")(undo)
+    ok = report.status in ("fixed", "nothing_to_do") and not report.conflicts
+    raise typer.Exit(ExitCode.OK if ok else ExitCode.INCOMPLETE)

@@ -1,4 +1,4 @@
-"""`coder gen`."""
+"""`coder gen [REPO]`: write the tests coverage is missing, keeping only those that earn it."""
 
 from __future__ import annotations
 
@@ -8,14 +8,13 @@ from typing import Annotated
 import typer
 
 from coder.cli import options as opt
-from coder.cli.fix import existing_repo
+from coder.cli.options import CommonOptions
+from coder.cli.render import gen_summary, print_report
 from coder.config import ConfigError
+from coder.delivery.report import GenReport
+from coder.errors import ExitCode
 
-RepoArgument = Annotated[
-    Path, typer.Argument(help="Repository to write tests for (default: the current folder).")
-]
-
-
+RepoArgument = Annotated[Path, opt.repo_argument("write tests for")]
 Target = Annotated[
     list[str] | None,
     typer.Option("--target", metavar="PATH", help="Only this source file or folder (repeatable)."),
@@ -50,14 +49,13 @@ TimeBudget = Annotated[
         help="Start no new module after this many seconds (the first always runs).",
     ),
 ]
-Branch = Annotated[
-    str | None,
-    typer.Option(
-        "--branch", metavar="NAME", help="Commit the new tests on this new branch; files untouched."
-    ),
-]
+Branch = Annotated[str | None, opt.branch_option("the new tests")]
 
 
+_OK = {"goal_met", "nothing_to_cover"}
+
+
+@opt.with_common_options()
 def gen(
     repo: RepoArgument = Path("."),
     target: Target = None,
@@ -66,19 +64,9 @@ def gen(
     changed_since: ChangedSince = None,
     max_targets: MaxTargets = 10,
     time_budget: TimeBudget = None,
-    model: opt.Model = None,
-    base_url: opt.BaseUrl = None,
-    tool_protocol: opt.ToolProtocol = None,
-    sandbox: opt.Sandbox = None,
-    image: opt.Image = None,
-    setup: opt.Setup = None,
-    setup_network: opt.SetupNetwork = False,
-    dry_run: opt.DryRun = False,
     branch: Branch = None,
-    max_turns: opt.MaxTurns = None,
-    confirm: opt.Confirm = False,
-    json_output: opt.Json = False,
-    verbose: opt.Verbose = False,
+    *,
+    common: CommonOptions,
 ) -> None:
     """Write pytest tests where coverage is missing, and keep only those that earn it.
 
@@ -86,27 +74,38 @@ def gen(
     modules, and keeps a test only if it is collected, passes --reruns fresh runs,
     asserts something and raises line or branch coverage. Then applies them.
     """
-    from coder.cli.generate import gen_command
     from coder.workflows.gen.options import GenOptions
+    from coder.workflows.gen.workflow import gen_repo
 
-    repo = existing_repo(repo)
-    opt.check_delivery(dry_run, branch)
-    settings, approve = opt.settings_and_approver(repo, locals())
+    repo, settings = common.resolve(repo, branch=branch)
     options = GenOptions(
-        targets=[repo_path(repo, t) for t in target] if target else None,
         coverage_goal=coverage_goal,
         reruns=reruns,
         changed_since=changed_since,
-        dry_run=dry_run,
+        dry_run=common.dry_run,
         branch=branch,
         max_targets=max_targets,
         time_budget=time_budget,
+        targets=[repo_path(repo, t) for t in target] if target else None,
     )
-    raise typer.Exit(
-        gen_command(
-            settings, repo, options, json_output=json_output, verbose=verbose, approve=approve
-        )
+    report = gen_repo(settings, repo, options, common.hooks(settings))
+    print_report(
+        report,
+        common.json_output,
+        lambda out: gen_summary(out, report, dry_run=common.dry_run, verbose=common.verbose),
     )
+    raise typer.Exit(exit_code(report))
+
+
+def exit_code(report: GenReport) -> ExitCode:
+    """OK: goal met, nothing left to cover, or (without a goal) coverage rose; USAGE:
+    coverage could not be measured; INCOMPLETE: anything else."""
+    if report.status == "coverage_unavailable":
+        return ExitCode.USAGE
+    if report.conflicts:
+        return ExitCode.INCOMPLETE
+    ok = report.status in _OK or (report.status == "improved" and report.goal is None)
+    return ExitCode.OK if ok else ExitCode.INCOMPLETE
 
 
 def repo_path(repo: Path, given: str) -> str:
@@ -118,7 +117,3 @@ def repo_path(repo: Path, given: str) -> str:
         if resolved.exists() and resolved.is_relative_to(repo):
             return resolved.relative_to(repo).as_posix()
     raise ConfigError(f"--target {given}: no such file or folder in {repo}")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("gen")(gen)

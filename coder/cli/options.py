@@ -1,15 +1,22 @@
-"""Options shared by coder's commands (run now; fix and gen reuse them)."""
+"""The options run, fix and gen share, declared once in `CommonOptions`, and the decorator
+that hands them to a command as one object; `--repo` and the checks of a repository."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import functools
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
-from coder.config import Settings
-from tools.base import Approver
+from coder.cli.render import info, progress_printer, terminal_approver, warn
+from coder.config import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from coder.workflows.session import RunHooks
 
 Repo = Annotated[
     Path,
@@ -17,93 +24,148 @@ Repo = Annotated[
         "--repo", metavar="PATH", help="Repository to work on (default: the current folder)."
     ),
 ]
-Model = Annotated[
-    str | None,
-    typer.Option(
-        "--model",
-        metavar="MODEL",
-        help="openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, "
-        "compat:NAME (with --base-url), scripted:FILE.json, or builtin (offline: "
-        "repairs for fix, characterisation tests for gen). Default: $LLM_MODEL; "
-        "without one, fix and gen use builtin.",
-    ),
-]
-BaseUrl = Annotated[
-    str | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible API base URL.")
-]
-ToolProtocol = Annotated[
-    str | None,
-    typer.Option(
+Command = Callable[..., None]
+
+
+def repo_argument(purpose: str) -> Any:
+    """The REPO argument of fix and gen, `purpose` saying what the command does to it."""
+    return typer.Argument(help=f"Repository to {purpose} (default: the current folder).")
+
+
+def branch_option(what: str) -> Any:
+    """`--branch NAME` of fix and gen, which commits `what` instead of writing files."""
+    help = f"Commit {what} on this new branch; files untouched."
+    return typer.Option("--branch", metavar="NAME", help=help)
+
+
+_MODEL_HELP = (
+    "openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, compat:NAME "
+    "(with --base-url), scripted:FILE.json, or builtin (offline: repairs for fix, "
+    "characterisation tests for gen). Default: $LLM_MODEL; without one, fix and gen use builtin."
+)
+_SETUP_HELP = (
+    "Command run in the Docker sandbox before the agent, e.g. "
+    "'pip install -r requirements-dev.txt'. Cached per dependency files."
+)
+
+
+def _option(default: Any, *flags: str, **details: Any) -> Any:
+    """A field of CommonOptions with the typer option that sets it (`with_common_options`
+    puts that option in the commands' signatures)."""
+    option = typer.Option(default, *flags, **details)
+    return dataclasses.field(default=default, metadata={"option": option})
+
+
+@dataclasses.dataclass(frozen=True)
+class CommonOptions:
+    """What run, fix and gen share: the model, the sandbox, the limits and the output.
+    An unset option (None / False) leaves the environment and [tool.coder] to decide."""
+
+    model: str | None = _option(None, "--model", metavar="MODEL", help=_MODEL_HELP)
+    base_url: str | None = _option(
+        None, "--base-url", metavar="URL", help="OpenAI-compatible API base URL."
+    )
+    tool_protocol: str | None = _option(
+        None,
         "--tool-protocol",
         metavar="native|text",
         help="native (function calling) or text (for models without it).",
-    ),
-]
-Sandbox = Annotated[
-    str | None,
-    typer.Option(
+    )
+    sandbox: str | None = _option(
+        None,
         "--sandbox",
         metavar="auto|docker|local",
         help="auto (Docker if an engine answers, else local), docker, or local.",
-    ),
-]
-Image = Annotated[
-    str | None,
-    typer.Option("--image", metavar="IMAGE", help="Docker image (default coder-sandbox:latest)."),
-]
-Setup = Annotated[
-    str | None,
-    typer.Option(
-        "--setup",
-        metavar="CMD",
-        help="Command run in the Docker sandbox before the agent, e.g. "
-        "'pip install -r requirements-dev.txt'. Cached per dependency files.",
-    ),
-]
-SetupNetwork = Annotated[
-    bool, typer.Option("--setup-network", help="Let the --setup command use the network.")
-]
-Network = Annotated[
-    bool, typer.Option("--network", help="Give the sandbox a network (off by default).")
-]
-MaxTurns = Annotated[int | None, typer.Option("--max-turns", metavar="N", help="Most model turns.")]
-DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the diff; write nothing.")]
-Confirm = Annotated[
-    bool, typer.Option("--confirm", help="Ask before each file write and shell command.")
-]
-Json = Annotated[
-    bool, typer.Option("--json", help="Print one JSON report on stdout, nothing else.")
-]
-Verbose = Annotated[bool, typer.Option("-v", "--verbose", help="Show more detail.")]
+    )
+    image: str | None = _option(
+        None, "--image", metavar="IMAGE", help="Docker image (default coder-sandbox:latest)."
+    )
+    setup: str | None = _option(None, "--setup", metavar="CMD", help=_SETUP_HELP)
+    setup_network: bool = _option(
+        False, "--setup-network", help="Let the --setup command use the network."
+    )
+    max_turns: int | None = _option(None, "--max-turns", metavar="N", help="Most model turns.")
+    dry_run: bool = _option(False, "--dry-run", help="Show the diff; write nothing.")
+    confirm: bool = _option(
+        False, "--confirm", help="Ask before each file write and shell command."
+    )
+    json_output: bool = _option(
+        False, "--json", help="Print one JSON report on stdout, nothing else."
+    )
+    verbose: bool = _option(False, "-v", "--verbose", help="Show more detail.")
+
+    def resolve(
+        self, repo: Path, *, branch: str | None = None, **flags: object
+    ) -> tuple[Path, Settings]:
+        """The repository (checked, absolute) and the settings of a run on it: these options
+        and a command's own `flags` over the environment, [tool.coder] and the defaults."""
+        repo = existing_repo(repo)
+        if self.dry_run and branch:
+            raise ConfigError("--dry-run and --branch cannot be used together; pick one")
+        mine = {
+            "model": self.model,
+            "base_url": self.base_url,
+            "tool_protocol": self.tool_protocol,
+            "sandbox": self.sandbox,
+            "image": self.image,
+            "setup": self.setup,
+            "setup_network": self.setup_network,
+            "max_turns": self.max_turns,
+            "confirm": self.confirm,
+        }
+        given = {**mine, **flags}.items()
+        cli = {key: value for key, value in given if value is not None and value is not False}
+        return repo, load_settings(repo, cli)
+
+    def hooks(self, settings: Settings) -> RunHooks:
+        """Progress on stderr, and (with --confirm) a question before writes and commands."""
+        from coder.workflows.session import RunHooks  # late: `coder --help` stays quick
+
+        approve = terminal_approver() if settings.confirm else None
+        return RunHooks(
+            warn=warn, info=info, on_event=progress_printer(self.verbose), approve=approve
+        )
 
 
-def settings_flags(**flags: object) -> dict[str, object]:
-    """CLI values for load_settings: unset flags (None / False) leave lower sources alone."""
-    return {key: value for key, value in flags.items() if value is not None and value is not False}
+def _parameters() -> list[inspect.Parameter]:
+    hints = get_type_hints(CommonOptions)
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    return [
+        inspect.Parameter(f.name, keyword, default=f.metadata["option"], annotation=hints[f.name])
+        for f in dataclasses.fields(CommonOptions)
+    ]
 
 
-SETTINGS_FLAGS = (
-    "model", "base_url", "tool_protocol", "sandbox", "image", "setup", "setup_network",
-    "network", "max_turns", "confirm",
-)  # fmt: skip
-"""The parameters of run, fix and gen that are settings (the rest are the command's own)."""
+def with_common_options(*only: str) -> Callable[[Command], Command]:
+    """Give a command `command(..., common: CommonOptions)` the shared options (all, or
+    `only` these): typer sees them in place of `common`, the command gets them packed."""
+    shared = [parameter for parameter in _parameters() if not only or parameter.name in only]
+
+    def decorate(command: Command) -> Command:
+        own = inspect.signature(command, eval_str=True).parameters.values()
+        if "common" not in {parameter.name for parameter in own}:
+            raise TypeError(f"{command.__name__} takes no `common: CommonOptions` parameter")
+        listed: list[inspect.Parameter] = []
+        for parameter in own:
+            keyword = parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            listed.extend(shared if parameter.name == "common" else [keyword])
+
+        @functools.wraps(command)
+        def typer_command(**values: Any) -> None:
+            common = CommonOptions(**{p.name: values.pop(p.name) for p in shared})
+            command(**values, common=common)
+
+        typer_command.__signature__ = inspect.Signature(listed)  # type: ignore[attr-defined]
+        typer_command.__annotations__ = {p.name: p.annotation for p in listed}
+        return typer_command
+
+    return decorate
 
 
-def settings_and_approver(
-    repo: Path, parameters: Mapping[str, object]
-) -> tuple[Settings, Approver | None]:
-    """The settings for a command given its parameters (its `locals()`: only the
-    SETTINGS_FLAGS among them count), and who approves writes and commands."""
-    from coder.cli.console import terminal_approver
-    from coder.config import load_settings
-
-    flags = {name: parameters[name] for name in SETTINGS_FLAGS if name in parameters}
-    settings = load_settings(repo, settings_flags(**flags))
-    return settings, terminal_approver() if settings.confirm else None
-
-
-def check_delivery(dry_run: bool, branch: str | None) -> None:
-    if dry_run and branch:
-        from coder.config import ConfigError
-
-        raise ConfigError("--dry-run and --branch cannot be used together; pick one")
+def existing_repo(repo: Path) -> Path:
+    """The repository as an absolute path, or a ConfigError when it is not a folder."""
+    if not repo.exists():
+        raise ConfigError(f"repository {repo} does not exist; give the path to a folder")
+    if not repo.is_dir():
+        raise ConfigError(f"repository {repo} is not a folder; give the path to a folder")
+    return repo.resolve()

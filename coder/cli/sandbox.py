@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from coder.cli.console import err_console
+from coder.cli.render import err_console
 from sandbox.docker.engine import connect, prune
 from sandbox.docker.images import DEFAULT_IMAGE, build_from_dockerfile, build_offline
 

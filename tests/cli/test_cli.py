@@ -211,3 +211,47 @@ def test_help_explains_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     assert "run" in out and "doctor" in out and "trace" in out
+
+
+SHARED_FLAGS = (
+    "--model", "--base-url", "--tool-protocol", "--sandbox", "--image", "--setup",
+    "--setup-network", "--max-turns", "--dry-run", "--confirm", "--json", "--verbose",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["run", "fix", "gen"])
+def test_run_fix_and_gen_offer_every_shared_option(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    missing = [flag for flag in SHARED_FLAGS if flag not in out]
+    assert not missing, missing
+
+
+@pytest.mark.parametrize(
+    ("flags", "fragment"),
+    [
+        (["--sandbox", "nowhere"], "sandbox='nowhere' from --sandbox"),
+        (["--tool-protocol", "smoke"], "from --tool-protocol"),
+        (["--max-turns", "0"], "max_turns=0 from --max-turns"),
+        (["--model", "martian:big"], "martian"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "fix", "gen"])
+def test_each_command_hands_the_shared_options_to_its_settings(
+    command: str,
+    flags: list[str],
+    fragment: str,
+    calc: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    where = ["x", "--repo", str(calc)] if command == "run" else [str(calc)]
+    assert main([command, *where, *flags]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_network_is_a_flag_of_run_only(calc: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fix", str(calc), "--network"]) == 2
+    assert "--network" in capsys.readouterr().err

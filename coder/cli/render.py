@@ -1,0 +1,201 @@
+"""What the person at the terminal sees: live progress, confirmations and one-line errors
+on stderr, and each command's report on stdout (or, with `--json`, one JSON object)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+from rich.console import Console
+from rich.markup import escape
+from rich.prompt import Confirm
+from rich.syntax import Syntax
+
+from coder.delivery.report import DeliveredReport, FixReport, GenReport, RunReport
+from tools.base import Approver
+
+err_console = Console(stderr=True, highlight=False)
+
+
+def fail(message: str) -> None:
+    """One clear line, no traceback."""
+    err_console.print(f"[bold red]coder: error:[/] {message}", markup=True, soft_wrap=True)
+
+
+def warn(message: str) -> None:
+    err_console.print(f"[yellow]coder: warning:[/] {message}", soft_wrap=True)
+
+
+def info(message: str) -> None:
+    err_console.print(f"[cyan]coder:[/] {message}", soft_wrap=True)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def progress_printer(verbose: bool = False) -> Any:
+    """An `on_event` handler for the agent: one line per turn, tool call and guard trip."""
+
+    def on_event(kind: str, data: dict[str, Any]) -> None:
+        if kind == "turn":
+            err_console.print(f"[dim]turn {data.get('turn')}[/]", soft_wrap=True)
+        elif kind == "tool":
+            mark = "[red]✗[/]" if data.get("is_error") else "[green]✓[/]"
+            args = _short(data.get("arguments", ""), 200 if verbose else 70)
+            seconds = float(data.get("duration_s") or 0.0)
+            err_console.print(
+                f"  {mark} {data.get('name')} [dim]{args}[/] [dim]{seconds:.2f}s[/]",
+                soft_wrap=True,
+            )
+        elif kind == "guard":
+            err_console.print(f"  [yellow]! {data.get('name')}: {_short(data.get('detail'))}[/]")
+        elif kind == "thought" and verbose:
+            err_console.print(f"  [italic dim]{_short(data.get('text'), 300)}[/]")
+
+    return on_event
+
+
+def terminal_approver() -> Approver:
+    """Ask at the terminal before writes and commands; deny when nobody can answer."""
+
+    def approve(action: str, detail: str) -> bool:
+        if not sys.stdin.isatty():
+            return False
+        question = f"[bold]Allow {action}[/] {_short(detail, 200)}?"
+        return Confirm.ask(question, console=err_console, default=False)
+
+    return approve
+
+
+def print_report(report: BaseModel, json_output: bool, summary: Callable[[Console], None]) -> None:
+    """The report as one JSON object on stdout, or its `summary` for a person (progress
+    went to stderr)."""
+    if json_output:
+        print(json.dumps(report.model_dump(mode="json")))
+    else:
+        summary(Console(highlight=False))
+
+
+def run_summary(out: Console, report: RunReport, *, dry_run: bool) -> None:
+    colour = "green" if report.status == "finished" and not report.conflicts else "yellow"
+    out.print(
+        f"[bold {colour}]{report.status}[/] after {report.turns} turns · {report.model}"
+        f" · sandbox {report.sandbox} · {report.duration_s:.1f}s"
+    )
+    if report.summary:
+        out.print(report.summary)
+    if report.error:
+        out.print(f"[red]{report.error}[/]")
+    _run_changes(out, report, dry_run)
+    _footer(out, report, f"tokens {sum(report.usage.values())} · ")
+
+
+def _run_changes(out: Console, report: RunReport, dry_run: bool) -> None:
+    if not report.changed_files:
+        out.print("No files changed.")
+    elif dry_run:
+        _dry_run(out, report)
+    elif report.applied:
+        out.print("Applied: " + ", ".join(report.changed_files))
+    elif report.conflicts:
+        out.print(
+            "[yellow]Not applied: you changed "
+            + ", ".join(report.conflicts)
+            + f" while the run worked. The patch is at {report.patch_file}[/]"
+        )
+    else:
+        out.print(f"Not applied (run did not finish). The patch is at {report.patch_file}")
+
+
+_MARKS = {
+    "repaired": "[green]repaired[/]",
+    "unfixed": "[red]unfixed[/]",
+    "flaky": "[yellow]flaky[/]",
+}
+
+
+def fix_summary(out: Console, report: FixReport, *, dry_run: bool) -> None:
+    counts = f"{report.before.failed + report.before.errors} failing" if report.before else ""
+    out.print(
+        f"[bold]{report.status}[/] · {counts} · {report.model} · sandbox "
+        f"{report.sandbox} · {report.duration_s:.1f}s"
+    )
+    if report.error:
+        out.print(f"[red]{report.error}[/]")
+    for test in report.tests:
+        out.print(f"  {_MARKS.get(test.status, test.status)} {test.nodeid}", soft_wrap=True)
+        detail = ", ".join(test.files) if test.status == "repaired" else test.reason
+        if detail:
+            out.print(f"    [dim]{detail.splitlines()[0][:300]}[/]", soft_wrap=True)
+    summaries = dict.fromkeys(t.reason for t in report.tests if t.status == "repaired" and t.reason)
+    for summary in summaries:  # one per repaired group: what was changed and why
+        out.print(f"[dim]{summary}[/]", soft_wrap=True)
+    _delivery(out, report, dry_run)
+    _footer(out, report)
+
+
+def gen_summary(out: Console, report: GenReport, *, dry_run: bool, verbose: bool) -> None:
+    out.print(
+        f"[bold]{report.status}[/] · {report.model} · sandbox {report.sandbox} · "
+        f"{report.duration_s:.1f}s"
+    )
+    if report.error:
+        out.print(f"[red]{escape(report.error)}[/]")
+    before, after = report.coverage_before, report.coverage_after
+    if before and after:
+        goal = f" (goal {report.goal:g}%)" if report.goal is not None else ""
+        out.print(f"line coverage   {before.line:.1f}% -> {after.line:.1f}%{goal}")
+        out.print(f"branch coverage {before.branch:.1f}% -> {after.branch:.1f}%")
+    out.print(f"{len(report.tests_added)} test(s) added, {len(report.rejected)} rejected")
+    for nodeid in report.tests_added:
+        out.print(f"  [green]added[/] {escape(nodeid)}", soft_wrap=True)
+    for nodeid, reason in report.rejected.items() if verbose else ():
+        out.print(f"  [dim]rejected {escape(nodeid)}: {escape(reason)}[/]", soft_wrap=True)
+    if report.not_reached:
+        left = ", ".join(report.not_reached)
+        out.print(f"[yellow]not reached (--time-budget)[/]: {escape(left)}", soft_wrap=True)
+    _possible_bugs(out, report)
+    _delivery(out, report, dry_run)
+    _footer(out, report)
+
+
+def _possible_bugs(out: Console, report: GenReport) -> None:
+    for bug in report.possible_bugs:
+        where = f" {bug.test}" if bug.test else ""
+        out.print(f"[yellow]possible bug[/]{escape(where)}: {escape(bug.message)}", soft_wrap=True)
+        for line in bug.evidence.splitlines():
+            out.print(f"    [dim]{escape(line)}[/]", soft_wrap=True)
+
+
+def _delivery(out: Console, report: DeliveredReport, dry_run: bool) -> None:
+    if not report.changed_files:
+        return
+    if dry_run:
+        _dry_run(out, report)
+    elif report.branch:
+        out.print(
+            f"Committed on branch {report.branch} ({(report.commit or '')[:10]}); "
+            "your working tree and index are untouched."
+        )
+    elif report.applied:
+        out.print("Applied: " + ", ".join(report.changed_files) + " (undo: `coder undo`)")
+    else:
+        out.print(
+            "[yellow]Not applied: you changed "
+            + ", ".join(report.conflicts)
+            + f" during the run. The patch is at {report.patch_file}[/]"
+        )
+
+
+def _dry_run(out: Console, report: RunReport) -> None:
+    out.print(Syntax(report.patch, "diff", theme="ansi_dark", background_color="default"))
+    out.print(f"Dry run: nothing written. Patch kept at {report.patch_file}")
+
+
+def _footer(out: Console, report: RunReport, tokens: str = "") -> None:
+    out.print(f"[dim]run {report.run_id} · {tokens}`coder trace show {report.run_id}`[/]")

@@ -76,6 +76,11 @@ class Settings(BaseModel):
     """Give the --setup command a network. Only the --setup-network flag can turn this on."""
 
 
+DEFAULTS = Settings.model_validate({})
+"""Every setting at its default: the one source of the defaults of parts built without
+Settings (AgentConfig, make_model)."""
+
+
 def load_settings(
     repo: Path,
     cli: Mapping[str, Any] | None = None,

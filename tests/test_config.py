@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
 
+from coder.agent import AgentConfig
 from coder.config import ConfigError, load_settings
+from coder.models import make_model
 
 
 def _repo(tmp_path: Path, section: str) -> Path:
@@ -68,3 +71,15 @@ def test_api_key_value_is_never_echoed(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_settings(tmp_path, {"api_key": 12345678901234}, environ={})
     assert "12345678901234" not in str(caught.value)
+
+
+def test_parts_built_without_settings_use_its_defaults(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path, {}, environ={})
+    agent = AgentConfig()
+    assert agent.max_turns == settings.max_turns and agent.token_budget == settings.token_budget
+    assert agent.wall_clock == settings.wall_clock
+    assert agent.context_tokens == settings.context_tokens
+    model = inspect.signature(make_model).parameters
+    assert model["context_tokens"].default == settings.context_tokens
+    assert model["temperature"].default == settings.temperature
+    assert model["timeout"].default == settings.request_timeout

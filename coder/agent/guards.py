@@ -24,7 +24,7 @@ class Limits(Protocol):
 
     max_turns: int
     token_budget: int
-    wall_clock_s: float
+    wall_clock: float
 
 
 def check_limits(limits: Limits, turns: int, tokens: int, elapsed: float) -> None:
@@ -35,9 +35,9 @@ def check_limits(limits: Limits, turns: int, tokens: int, elapsed: float) -> Non
         raise LimitsExceeded(
             f"token budget exhausted: {tokens} tokens used of token_budget={limits.token_budget}"
         )
-    if elapsed >= limits.wall_clock_s:
+    if elapsed >= limits.wall_clock:
         raise LimitsExceeded(
-            f"wall-clock limit reached: {elapsed:.1f}s of wall_clock_s={limits.wall_clock_s:g}"
+            f"wall-clock limit reached: {elapsed:.1f}s of wall_clock={limits.wall_clock:g}"
         )
 
 

@@ -26,6 +26,7 @@ from coder.agent.memory import abbreviate, compact_history, shrink_old_results, 
 from coder.agent.prompts import SYSTEM_PROMPT, task_message
 from coder.agent.stops import AgentStop, Stuck, Submitted
 from coder.agent.trace import Tracer, call_event, response_event
+from coder.config import DEFAULTS
 from coder.models.base import (
     PRIVATE_DATA,
     Message,
@@ -50,11 +51,11 @@ class AgentConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    max_turns: int = 40
+    max_turns: int = DEFAULTS.max_turns
     """Model calls allowed before the run stops with "limits_exceeded"."""
-    token_budget: int = 500_000
+    token_budget: int = DEFAULTS.token_budget
     """Total tokens (prompt + completion, summed over turns) the run may spend."""
-    wall_clock_s: float = 1800.0
+    wall_clock: float = DEFAULTS.wall_clock
     """Seconds the run may take, model and tools included."""
     max_format_errors: int = 3
     """Malformed replies or calls in a row before the run stops with "format_error"."""
@@ -62,7 +63,7 @@ class AgentConfig(BaseModel):
     """The same call this many times in a row is not run again; the model is warned."""
     observation_chars: int = 12_000
     """A tool result longer than this is cut to its head and tail."""
-    context_tokens: int = 48_000
+    context_tokens: int = DEFAULTS.context_tokens
     """The model's context size; history is summarised past ~80% of it."""
     keep_last_turns: int = 6
     """Turns kept verbatim when older ones are summarised."""

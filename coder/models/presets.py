@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import httpx
 
+from coder.config import DEFAULTS
 from coder.models.base import Model, ModelSpecError
 from coder.models.openai import OpenAIModel, OpenAIModelConfig
 from coder.models.scripted import ScriptedModel
@@ -53,11 +54,11 @@ def make_model(
     *,
     base_url: str | None = None,
     api_key: str | None = None,
-    temperature: float = 0.2,
-    timeout: float = 120.0,
+    temperature: float = DEFAULTS.temperature,
+    timeout: float = DEFAULTS.request_timeout,
     tool_protocol: Literal["native", "text"] = "native",
     transport: httpx.BaseTransport | None = None,
-    context_tokens: int = 32768,
+    context_tokens: int = DEFAULTS.context_tokens,
 ) -> Model:
     """The model a spec names; raises ModelSpecError with the fix when it cannot."""
     _refuse_unmade(spec, tool_protocol)

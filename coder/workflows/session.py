@@ -172,7 +172,7 @@ def agent_config(settings: Settings) -> AgentConfig:
     return AgentConfig(
         max_turns=settings.max_turns,
         token_budget=settings.token_budget,
-        wall_clock_s=settings.wall_clock,
+        wall_clock=settings.wall_clock,
         context_tokens=settings.context_tokens,
     )
 

@@ -163,9 +163,9 @@ def test_token_budget(sandbox: LocalSandbox, tmp_path: Path) -> None:
 
 def test_wall_clock_limit(sandbox: LocalSandbox, tmp_path: Path) -> None:
     script = [read(start=n) for n in (1, 2, 1, 2, 1, 2)] + [finish()]
-    run = Run(sandbox, tmp_path, script, wall_clock_s=30.0, clock=FakeClock(step=5.0))
+    run = Run(sandbox, tmp_path, script, wall_clock=30.0, clock=FakeClock(step=5.0))
     assert run.result.status == "limits_exceeded"
-    assert "wall_clock_s=30" in str(run.result.error)
+    assert "wall_clock=30" in str(run.result.error)
     assert 1 <= run.result.turns < 6
 
 

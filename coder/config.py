@@ -88,7 +88,7 @@ def load_settings(
 ) -> Settings:
     """Merge the sources; raise ConfigError naming the first bad value and its source."""
     pyproject = f"[tool.coder] in {repo / 'pyproject.toml'}"
-    layers = [
+    layers: list[Layer] = [
         {key: (value, pyproject) for key, value in _from_pyproject(repo).items()},
         _from_environment(os.environ if environ is None else environ),
         {
@@ -97,13 +97,7 @@ def load_settings(
             if value is not None
         },
     ]
-    for layer in layers[:2]:
-        for key in CLI_ONLY & layer.keys():
-            flag = f"--{key.replace('_', '-')}"
-            raise ConfigError(
-                f"{key} can only be turned on with the {flag} flag, "
-                f"not from {layer[key][1]}; remove it there"
-            )
+    _refuse_cli_only(layers[:2])
     merged: dict[str, Any] = {}
     origin: dict[str, str] = {}
     for layer in layers:
@@ -114,6 +108,20 @@ def load_settings(
         return Settings.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, origin)) from None
+
+
+Layer = dict[str, tuple[Any, str]]
+"""Settings from one source: name -> (value, where it came from)."""
+
+
+def _refuse_cli_only(layers: list[Layer]) -> None:
+    for layer in layers:
+        for key in CLI_ONLY & layer.keys():
+            flag = f"--{key.replace('_', '-')}"
+            raise ConfigError(
+                f"{key} can only be turned on with the {flag} flag, "
+                f"not from {layer[key][1]}; remove it there"
+            )
 
 
 def _from_pyproject(repo: Path) -> dict[str, Any]:
@@ -130,7 +138,7 @@ def _from_pyproject(repo: Path) -> dict[str, Any]:
     return {key.replace("-", "_"): value for key, value in section.items()}
 
 
-def _from_environment(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
+def _from_environment(environ: Mapping[str, str]) -> Layer:
     names = dict(ENV_ALIASES)
     names.update({f"CODER_{field.upper()}": field for field in Settings.model_fields})
     return {key: (environ[name], name) for name, key in names.items() if environ.get(name)}

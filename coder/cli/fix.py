@@ -60,8 +60,6 @@ def fix(
         tests=tests or None,
     )
     report = fix_repo(settings, repo, options, common.hooks(settings))
-    print_report(
-        report, common.json_output, lambda out: fix_summary(out, report, dry_run=common.dry_run)
-    )
+    print_report(report, common.json_output, fix_summary, dry_run=common.dry_run)
     ok = report.status in ("fixed", "nothing_to_do") and not report.conflicts
     raise typer.Exit(ExitCode.OK if ok else ExitCode.INCOMPLETE)

@@ -90,9 +90,7 @@ def gen(
     )
     report = gen_repo(settings, repo, options, common.hooks(settings))
     print_report(
-        report,
-        common.json_output,
-        lambda out: gen_summary(out, report, dry_run=common.dry_run, verbose=common.verbose),
+        report, common.json_output, gen_summary, dry_run=common.dry_run, verbose=common.verbose
     )
     raise typer.Exit(exit_code(report))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -18,6 +18,8 @@ from coder.delivery.report import DeliveredReport, FixReport, GenReport, RunRepo
 from tools.base import Approver
 
 err_console = Console(stderr=True, highlight=False)
+Report = TypeVar("Report", bound=BaseModel)
+Details = ParamSpec("Details")
 
 
 def fail(message: str) -> None:
@@ -72,13 +74,19 @@ def terminal_approver() -> Approver:
     return approve
 
 
-def print_report(report: BaseModel, json_output: bool, summary: Callable[[Console], None]) -> None:
-    """The report as one JSON object on stdout, or its `summary` for a person (progress
-    went to stderr)."""
+def print_report(
+    report: Report,
+    json_output: bool,
+    summary: Callable[Concatenate[Console, Report, Details], None],
+    *args: Details.args,
+    **details: Details.kwargs,
+) -> None:
+    """The report as one JSON object on stdout, or `summary(console, report, **details)`
+    for a person (progress went to stderr)."""
     if json_output:
         print(json.dumps(report.model_dump(mode="json")))
     else:
-        summary(Console(highlight=False))
+        summary(Console(highlight=False), report, *args, **details)
 
 
 def run_summary(out: Console, report: RunReport, *, dry_run: bool) -> None:

@@ -30,8 +30,6 @@ def run(
 
     repo, settings = common.resolve(repo, network=network)
     report = run_task(settings, repo, task, common.hooks(settings), dry_run=common.dry_run)
-    print_report(
-        report, common.json_output, lambda out: run_summary(out, report, dry_run=common.dry_run)
-    )
+    print_report(report, common.json_output, run_summary, dry_run=common.dry_run)
     incomplete = report.status != "finished" or report.conflicts
     raise typer.Exit(ExitCode.INCOMPLETE if incomplete else ExitCode.OK)

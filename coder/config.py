@@ -15,6 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from coder.errors import UsageError
+from sandbox import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
+from sandbox.docker import DEFAULT_IMAGE
+from tools import DEFAULT_SHELL_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
 # A repository or an environment must not be able to open the network on its own.
 CLI_ONLY = frozenset({"network", "setup_network"})
@@ -48,7 +51,7 @@ class Settings(BaseModel):
     """Context the model can take; older turns are summarised before it is reached."""
     sandbox: Literal["auto", "docker", "local"] = "auto"
     """Where commands run: docker when an engine answers (auto), or a local temp copy."""
-    image: str = "coder-sandbox:latest"
+    image: str = DEFAULT_IMAGE
     """Docker image for the sandbox."""
     max_turns: int = Field(40, ge=1)
     """Most model turns in one run."""
@@ -56,19 +59,19 @@ class Settings(BaseModel):
     """Most tokens (prompt + completion) one run may spend."""
     wall_clock: float = Field(1800.0, gt=0)
     """Most seconds one run may take."""
-    shell_timeout: float = Field(120.0, gt=0)
+    shell_timeout: float = Field(DEFAULT_SHELL_TIMEOUT, gt=0)
     """Default timeout of one shell command, in seconds."""
-    test_timeout: float = Field(300.0, gt=0)
+    test_timeout: float = Field(DEFAULT_TEST_TIMEOUT, gt=0)
     """Timeout of one test run, in seconds."""
     confirm: bool = False
     """Ask before each file write and shell command."""
     setup: str | None = None
     """Command run in the Docker sandbox before the agent starts (cached as an image)."""
-    sandbox_memory_mb: int = Field(2048, ge=64)
+    sandbox_memory_mb: int = Field(DEFAULT_MEMORY_MB, ge=64)
     """Memory limit of the sandbox, in MiB."""
-    sandbox_cpus: float = Field(2.0, gt=0)
+    sandbox_cpus: float = Field(DEFAULT_CPUS, gt=0)
     """CPU limit of the Docker sandbox, in cores."""
-    sandbox_pids: int = Field(256, ge=16)
+    sandbox_pids: int = Field(DEFAULT_PROCESSES, ge=16)
     """Most processes alive at once in the Docker sandbox."""
     network: bool = False
     """Give the sandbox a network. Only the --network flag can turn this on."""

@@ -4,6 +4,10 @@ loaded only when imported. Imports the stdlib, pydantic and the docker SDK, neve
 """
 
 from sandbox.base import (
+    DEFAULT_CPUS,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    DEFAULT_TIMEOUT,
     IGNORED_DIRS,
     RESERVED_DIR,
     ExecResult,
@@ -18,6 +22,10 @@ from sandbox.paths import clean_relative, resolve_inside
 from sandbox.process import bubblewrap_path
 
 __all__ = [
+    "DEFAULT_CPUS",
+    "DEFAULT_MEMORY_MB",
+    "DEFAULT_PROCESSES",
+    "DEFAULT_TIMEOUT",
     "IGNORED_DIRS",
     "RESERVED_DIR",
     "ExecResult",

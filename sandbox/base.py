@@ -12,6 +12,14 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol, Self
 
+DEFAULT_MEMORY_MB = 2048
+"""Memory a sandbox may use, in MiB (the one source of this default)."""
+DEFAULT_CPUS = 2.0
+DEFAULT_PROCESSES = 256
+"""Processes (Docker's pids limit; the local sandbox's RLIMIT_NPROC)."""
+DEFAULT_TIMEOUT = 120.0
+"""Seconds a command may run when exec() is given no timeout."""
+
 RESERVED_DIR = ".coder"
 
 # Folders that are never copied into a sandbox, listed, or reported as changed.

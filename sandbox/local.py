@@ -13,7 +13,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox.base import ExecResult, Lifecycle, SandboxError
+from sandbox.base import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    DEFAULT_TIMEOUT,
+    ExecResult,
+    Lifecycle,
+    SandboxError,
+)
 from sandbox.env import scrub_environment
 from sandbox.paths import clean_relative, is_inside, resolve_inside
 from sandbox.process import bubblewrap_path, command_argv, run_limited
@@ -25,15 +32,15 @@ class LocalSandboxConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    memory_mb: int = Field(default=2048, gt=0)
+    memory_mb: int = Field(default=DEFAULT_MEMORY_MB, gt=0)
     """Address-space limit of each process (RLIMIT_AS), in MiB."""
     cpu_seconds: int = Field(default=600, gt=0)
     """CPU time limit of each process (RLIMIT_CPU), in seconds."""
-    max_processes: int = Field(default=256, gt=0)
+    max_processes: int = Field(default=DEFAULT_PROCESSES, gt=0)
     """RLIMIT_NPROC: counts every process of the user, not just the sandbox's; root ignores it."""
     file_size_mb: int = Field(default=512, gt=0)
     """Largest file a command may write (RLIMIT_FSIZE), in MiB; also caps its output."""
-    default_timeout: float = Field(default=120, gt=0)
+    default_timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
     """Seconds a command may run when exec() is given no timeout."""
     network: bool = False
     """Allow network access. When False the network is off only if bubblewrap works here."""

@@ -3,6 +3,8 @@ pytest runs, their results and coverage. Imports `sandbox` only, never `coder`.
 """
 
 from tools.base import (
+    DEFAULT_SHELL_TIMEOUT,
+    DEFAULT_TEST_TIMEOUT,
     Approver,
     Tool,
     ToolContext,
@@ -34,6 +36,8 @@ from tools.registry import DEFAULT_TOOLS, default_registry
 from tools.testfiles import TEST_DIRS, is_test_file, is_test_module, tests_only_policy
 
 __all__ = [
+    "DEFAULT_SHELL_TIMEOUT",
+    "DEFAULT_TEST_TIMEOUT",
     "COVERAGE_NOT_INSTALLED",
     "DEFAULT_TOOLS",
     "PAGE_LINES",

@@ -48,6 +48,12 @@ class ToolResult:
     """Structured facts (e.g. test results) for the workflow, not shown to the model."""
 
 
+DEFAULT_TEST_TIMEOUT = 300.0
+"""Seconds one pytest run may take (the one source of this default)."""
+DEFAULT_SHELL_TIMEOUT = 120.0
+"""Seconds one shell command may take."""
+
+
 @dataclass
 class ToolContext:
     """What tools may touch: the sandbox, the write policy, and the user's say."""
@@ -58,8 +64,8 @@ class ToolContext:
     """None means no confirmation is asked (the default)."""
     default_tests: list[str] | None = None
     """What `run_tests` runs when the model names no tests (None: the whole suite)."""
-    test_timeout: float = 300.0
-    shell_timeout: float = 120.0
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    shell_timeout: float = DEFAULT_SHELL_TIMEOUT
     written: set[str] = field(default_factory=set)
     """Paths written through write_file / edit_file: what `fix` may deliver (files that
     commands or test runs create are not part of a repair)."""

@@ -14,6 +14,7 @@ import typer
 
 from coder.cli.render import info, progress_printer, terminal_approver, warn
 from coder.config import ConfigError, Settings, load_settings
+from sandbox.docker import DEFAULT_IMAGE
 
 if TYPE_CHECKING:
     from coder.workflows.session import RunHooks
@@ -78,7 +79,7 @@ class CommonOptions:
         help="auto (Docker if an engine answers, else local), docker, or local.",
     )
     image: str | None = _option(
-        None, "--image", metavar="IMAGE", help="Docker image (default coder-sandbox:latest)."
+        None, "--image", metavar="IMAGE", help=f"Docker image (default {DEFAULT_IMAGE})."
     )
     setup: str | None = _option(None, "--setup", metavar="CMD", help=_SETUP_HELP)
     setup_network: bool = _option(

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
+from coder.config import DEFAULTS
 from coder.models.base import (
     Message,
     ModelAuthError,
@@ -43,9 +44,9 @@ class OpenAIModelConfig(BaseModel):
     """The API root; "/chat/completions" is appended to it."""
     api_key: str | None = None
     """Sent as `Authorization: Bearer`; None sends no header (local servers)."""
-    temperature: float = 0.2
+    temperature: float = DEFAULTS.temperature
     """Sampling temperature; low keeps repairs repeatable."""
-    timeout: float = 120.0
+    timeout: float = DEFAULTS.request_timeout
     """Seconds to wait for one response before retrying."""
     max_retries: int = Field(default=4, ge=0)
     """Retries after the first attempt for transient failures."""

@@ -20,6 +20,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.base import (
+    DEFAULT_CPUS,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+    DEFAULT_TIMEOUT,
     ExecResult,
     Lifecycle,
     PathOutsideWorkspace,
@@ -64,11 +68,11 @@ class DockerSandboxConfig(BaseModel):
 
     image: str = DEFAULT_IMAGE
     """Image with python3 and pytest; build it with `coder sandbox build`."""
-    memory_mb: int = Field(default=2048, gt=0)
+    memory_mb: int = Field(default=DEFAULT_MEMORY_MB, gt=0)
     """Memory limit of the whole container, in MiB."""
-    cpus: float = Field(default=2.0, gt=0)
+    cpus: float = Field(default=DEFAULT_CPUS, gt=0)
     """CPU limit of the whole container, in cores."""
-    pids_limit: int = Field(default=256, gt=0)
+    pids_limit: int = Field(default=DEFAULT_PROCESSES, gt=0)
     """Most processes alive at once in the container (bounds fork bombs)."""
     tmp_mb: int = Field(default=512, gt=0)
     """Size of the writable tmpfs at /tmp, in MiB."""
@@ -76,7 +80,7 @@ class DockerSandboxConfig(BaseModel):
     """Give the container a network; off unless the user asks for it."""
     lifetime_s: int = Field(default=4 * 3600, gt=0)
     """The container's main process exits after this long, so an orphan dies on its own."""
-    default_timeout: float = Field(default=120, gt=0)
+    default_timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
     """Seconds a command may run when exec() is given no timeout."""
     run_id: str = "adhoc"
     """Written into the container's labels so crashed runs can be found and pruned."""

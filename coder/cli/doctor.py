@@ -16,8 +16,8 @@ from coder import __version__
 from coder.cli.options import CommonOptions, Repo, with_common_options
 from coder.config import Settings
 from coder.errors import ExitCode
-from sandbox import LocalSandbox, SandboxUnavailable
-from sandbox.docker.engine import check_image_tools, connect
+from sandbox import LocalSandbox, SandboxUnavailable, bubblewrap_path
+from sandbox.docker import check_image_tools, connect
 
 Row = tuple[str, str, str]
 
@@ -86,15 +86,21 @@ def _image_rows(client: Any, settings: Settings, wanted: str) -> tuple[list[Row]
 
 
 def _local_checks(repo: Path) -> list[Row]:
-    bwrap = shutil.which("bwrap")
-    return [
-        ("local sandbox", "ok", LocalSandbox(repo).isolation),
-        (
-            "bubblewrap",
-            "ok" if bwrap else "warn",
-            bwrap or "not installed: local runs keep the network on (apt install bubblewrap)",
-        ),
-    ]
+    return [("local sandbox", "ok", LocalSandbox(repo).isolation), _bubblewrap()]
+
+
+def _bubblewrap() -> Row:
+    """Whether bwrap is installed and can also make its namespaces here (in some
+    containers it cannot), since only then does the local sandbox turn the network off."""
+    if bubblewrap_path():
+        return ("bubblewrap", "ok", str(shutil.which("bwrap")))
+    if shutil.which("bwrap"):
+        return ("bubblewrap", "warn", "installed but cannot create namespaces here")
+    return (
+        "bubblewrap",
+        "warn",
+        "not installed: local runs keep the network on (apt install bubblewrap)",
+    )
 
 
 def _isolation(settings: Settings, repo: Path, docker_ok: bool) -> Row:

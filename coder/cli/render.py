@@ -15,7 +15,7 @@ from rich.prompt import Confirm
 from rich.syntax import Syntax
 
 from coder.delivery.report import DeliveredReport, FixReport, GenReport, RunReport
-from tools.base import Approver
+from tools import Approver
 
 err_console = Console(stderr=True, highlight=False)
 Report = TypeVar("Report", bound=BaseModel)

@@ -7,8 +7,14 @@ from typing import Annotated
 import typer
 
 from coder.cli.render import err_console
-from sandbox.docker.engine import connect, prune
-from sandbox.docker.images import DEFAULT_IMAGE, build_from_dockerfile, build_offline
+from sandbox.docker import (
+    DEFAULT_IMAGE,
+    build_from_dockerfile,
+    build_offline,
+    connect,
+    prune,
+    prune_setup_images,
+)
 
 sandbox_app = typer.Typer(help="Build the Docker sandbox image; clean up.", no_args_is_help=True)
 
@@ -52,8 +58,6 @@ def prune_command(
     try:
         removed = prune(client, everything=everything)
         if images:
-            from sandbox.docker.setup import prune_setup_images
-
             removed += prune_setup_images(client)
     finally:
         client.close()

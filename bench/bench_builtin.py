@@ -26,12 +26,10 @@ from builtin_corpus import DownloadError, fetch, fresh_copy, passed, plain_pytes
 from builtin_mutations import LIBRARIES, MUTATIONS, Mutation
 
 from coder.config import load_settings
-from coder.delivery.report import FixReport
-from coder.workflows.fix.options import FixOptions
-from coder.workflows.fix.verify import find_weakenings
-from coder.workflows.fix.workflow import fix_repo
-from coder.workflows.session import RunHooks
-from tools.testfiles import tests_only_policy
+from coder.delivery import FixReport
+from coder.workflows import RunHooks
+from coder.workflows.fix import FixOptions, find_weakenings, fix_repo
+from tools import tests_only_policy
 
 TARGET_SHARE = 0.8
 QUIET = RunHooks(warn=lambda _: None)

@@ -20,9 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sandbox.base import SandboxError
-from sandbox.docker.engine import connect
-from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
+from sandbox import SandboxError
+from sandbox.docker import DockerSandbox, DockerSandboxConfig, connect
 
 REPO = Path(__file__).resolve().parent.parent / "fixtures" / "calc"
 EXEC_TARGET = 1.2

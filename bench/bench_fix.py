@@ -22,10 +22,8 @@ from typing import Any
 
 from coder.config import load_settings
 from coder.models import ScriptedModel
-from coder.workflows.fix.options import FixOptions
-from coder.workflows.fix.workflow import fix_repo
-from coder.workflows.sandboxes import open_sandbox
-from coder.workflows.session import RunHooks
+from coder.workflows import RunHooks, open_sandbox
+from coder.workflows.fix import FixOptions, fix_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = [

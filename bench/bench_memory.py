@@ -15,12 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from coder.agent.loop import Agent, AgentConfig, AgentResult
+from coder.agent import Agent, AgentConfig, AgentResult
+from coder.models import ScriptedModel
 from coder.models.base import estimate_tokens
-from coder.models.scripted import ScriptedModel
-from sandbox.local import LocalSandbox
-from tools.base import ToolContext
-from tools.registry import default_registry
+from sandbox import LocalSandbox
+from tools import ToolContext, default_registry
 
 TURNS = 20
 TARGET_RATIO = 0.5

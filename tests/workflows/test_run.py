@@ -16,8 +16,7 @@ import pytest
 from coder.cli import main
 from coder.config import load_settings
 from coder.models import Message, Reply, ScriptedModel, ToolSchema
-from coder.workflows.run import run_task
-from coder.workflows.session import RunHooks
+from coder.workflows import RunHooks, run_task
 from tests.helpers import FIXTURES, fixture_repo, git
 from tests.llm_server import LLMServer, reply, status, tool_call
 

@@ -23,9 +23,8 @@ import pytest
 from coder.cli import main
 from coder.config import load_settings
 from coder.models import Message, Reply, ScriptedModel, ToolSchema
-from coder.workflows.fix.options import FixOptions
-from coder.workflows.fix.workflow import fix_repo
-from coder.workflows.session import RunHooks
+from coder.workflows import RunHooks
+from coder.workflows.fix import FixOptions, fix_repo
 from tests.helpers import FAILING, FIXTURES, FLAKY, fixture_repo, git
 
 SCRIPTS = FIXTURES / "scripts"

@@ -19,15 +19,14 @@ import pytest
 from coder.cli import main
 from coder.config import load_settings
 from coder.models import ScriptedModel
+from coder.workflows import RunHooks
+from coder.workflows.gen import GenOptions, gen_repo
 from coder.workflows.gen import (
     testcode as gen_tests,  # its `test_functions` must not be collected
 )
 from coder.workflows.gen.imports import prune_imports
 from coder.workflows.gen.judge import Judgement
 from coder.workflows.gen.module import possible_bugs
-from coder.workflows.gen.options import GenOptions
-from coder.workflows.gen.workflow import gen_repo
-from coder.workflows.session import RunHooks
 from tests.helpers import git
 from tools import Comparison, TestOutcome
 

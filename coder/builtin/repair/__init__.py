@@ -2,13 +2,13 @@
 plan one repair per failure (values, parametrize rows, names, attributes, keywords,
 exception types). May import coder.builtin's core, coder.models and tools; never gen."""
 
+from coder.builtin.repair.expected import plan_value
 from coder.builtin.repair.kwargs import plan_kwarg
 from coder.builtin.repair.model import BuiltinRepairModel
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.repair.names import plan_import
 from coder.builtin.repair.policy import RepairPolicy
 from coder.builtin.repair.raises import plan_raises
-from coder.builtin.repair.values import plan_value
 
 __all__ = [
     "BuiltinRepairModel",

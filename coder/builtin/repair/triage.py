@@ -6,10 +6,10 @@ import re
 from typing import Any, Literal
 
 from coder.builtin.plan import Plan, failing_line, refuse
+from coder.builtin.repair.expected import plan_value
 from coder.builtin.repair.kwargs import plan_kwarg
 from coder.builtin.repair.names import plan_import
 from coder.builtin.repair.raises import plan_raises
-from coder.builtin.repair.values import plan_value
 from tools import TestOutcome
 
 Kind = Literal["value", "raises", "kwarg", "import"]

@@ -19,7 +19,7 @@ from coder.delivery.patching import Changes
 from coder.delivery.report import PossibleBug
 from coder.workflows.gen.judge import Covered, Judgement, judge_file
 from coder.workflows.gen.options import GenOptions
-from coder.workflows.gen.targets import ModuleTarget
+from coder.workflows.gen.scope import ModuleTarget
 from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
 from tools import ToolContext, is_test_file, is_test_module, tests_only_policy

@@ -18,7 +18,7 @@ from coder.workflows.gen.final import KeptTests, coverage_of, final_gate, goal_m
 from coder.workflows.gen.judge import Covered
 from coder.workflows.gen.module import ModuleOutcome, write_tests
 from coder.workflows.gen.options import GenOptions
-from coder.workflows.gen.targets import ModuleTarget, changed_modules, group_targets
+from coder.workflows.gen.scope import ModuleTarget, changed_modules, group_targets
 from coder.workflows.hints import unimportable_project
 from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from coder.builtin.gen import find_targets
 from coder.workflows.gen import (
-    targets as gen_targets,  # its test_file_for must not be collected
+    scope as gen_scope,  # its test_file_for must not be collected
 )
 from tests.helpers import function_source, generate, run_pytest_in
 
@@ -127,11 +127,11 @@ def test_a_packages_tests_go_where_its_classes_are_used() -> None:
         "tests/test_cache.py": b"import pkg\n\n\ndef test_cache():\n    pkg.Cache()\n",
         "tests/test_store.py": b"from pkg import Store\n\n\ndef test_store():\n    Store()\n",
     }
-    assert gen_targets.test_file_for("pkg/__init__.py", "pkg", files, {"Store"}) == (
+    assert gen_scope.test_file_for("pkg/__init__.py", "pkg", files, {"Store"}) == (
         "tests/test_store.py",
         True,
     )
-    assert gen_targets.test_file_for("pkg/__init__.py", "pkg", files, {"Other"}) == (
+    assert gen_scope.test_file_for("pkg/__init__.py", "pkg", files, {"Other"}) == (
         "tests/test_pkg.py",
         False,
     )

@@ -1,14 +1,13 @@
 """Run traces: one JSON object per line in `.coder/runs/<run_id>/trace.jsonl`.
 
-Secrets are redacted before anything is written, and `render_timeline` turns a trace
-back into a readable timeline for `coder trace show RUN`.
+Secrets are redacted (by coder.redaction's one Redactor) before anything is written,
+and `render_timeline` turns a trace back into a readable timeline for `coder trace show
+RUN`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -21,47 +20,27 @@ from rich.text import Text
 
 from coder.agent.memory import abbreviate
 from coder.models.base import Reply, ToolCall
-from sandbox import secret_values
+from coder.redaction import REDACTED, Redactor
 from tools import ToolResult
 
-REDACTED = "[REDACTED]"
-MIN_SECRET_LENGTH = 8
-
-# Key shapes worth hiding even when nobody told us the value.
-_KEY_SHAPES = [
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), REDACTED),
-    (re.compile(r"\b(Bearer\s+)[A-Za-z0-9._\-~+/=]{8,}", re.IGNORECASE), r"\1" + REDACTED),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{16,}"), REDACTED),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{16,}"), REDACTED),
+__all__ = [
+    "REDACTED",
+    "Tracer",
+    "environment_secrets",
+    "load_events",
+    "redact",
+    "render_timeline",
 ]
 
 
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of environment variables whose names look secret (API keys, tokens…)."""
-    return secret_values(os.environ if environ is None else environ)
+    return Redactor.from_environment(environ=environ).secrets
 
 
 def redact(value: Any, secrets: Iterable[str]) -> Any:
     """A copy of `value` with every secret (and every key-shaped string) replaced."""
-    known = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
-    return _redact(value, known)
-
-
-def _redact(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        for pattern, replacement in _KEY_SHAPES:
-            value = pattern.sub(replacement, value)
-        return value
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    if isinstance(value, Mapping):
-        return {_redact(str(k), secrets): _redact(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_redact(item, secrets) for item in value]
-    # Anything else is written as text, so redact that text.
-    return _redact(str(value), secrets)
+    return Redactor(secrets)(value)
 
 
 class Tracer:
@@ -76,7 +55,7 @@ class Tracer:
     ) -> None:
         self.path = path
         self.run_id = run_id
-        self.secrets = [s for s in secrets if len(s) >= MIN_SECRET_LENGTH]
+        self.redact = Redactor(secrets)
         self._clock = clock
         self._start = clock()
         self._lock = threading.Lock()
@@ -93,7 +72,7 @@ class Tracer:
             "kind": kind,
             **fields,
         }
-        line = json.dumps(redact(record, self.secrets), ensure_ascii=False)
+        line = json.dumps(self.redact(record), ensure_ascii=False)
         with self._lock, self.path.open("a", encoding="utf-8") as handle:  # --jobs share it
             handle.write(line + "\n")
 

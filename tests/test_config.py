@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from coder.agent import AgentConfig
-from coder.config import ConfigError, load_settings
+from coder.config import TRUST, ConfigError, Settings, load_settings, resolve_settings
 from coder.models import make_model
 
 
@@ -24,12 +24,12 @@ def test_defaults_when_nothing_is_set(tmp_path: Path) -> None:
 
 
 def test_each_source_overrides_the_one_below(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, 'max-turns = 7\nmodel = "ollama:a"\nsandbox = "local"\nimage = "i:1"')
+    repo = _repo(tmp_path, 'max-turns = 7\nmodel = "ollama:a"\nimage = "i:1"\ntest-timeout = 99')
     environ = {"CODER_MAX_TURNS": "9", "LLM_MODEL": "deepseek:b", "CODER_IMAGE": "i:2"}
     settings = load_settings(repo, {"max_turns": 11}, environ=environ)
     assert settings.max_turns == 11  # flag beats environment and file
     assert settings.model == "deepseek:b" and settings.image == "i:2"  # environment beats file
-    assert settings.sandbox == "local"  # only the file set it
+    assert settings.test_timeout == 99  # only the file set it
 
 
 def test_llm_variables_fill_model_base_url_and_key(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_llm_variables_fill_model_base_url_and_key(tmp_path: Path) -> None:
         ("colour = 'red'", {}, "unknown setting 'colour'"),
         ("", {"CODER_TEMPERATURE": "hot"}, "CODER_TEMPERATURE"),
         ("", {"CODER_SANDBOX": "vm"}, "sandbox='vm' from CODER_SANDBOX"),
-        ("network = true", {}, "only be turned on with the --network flag"),
+        ("", {"CODER_NETWORK": "true"}, "only be turned on with the --network flag"),
         ("", {"CODER_SETUP_NETWORK": "1"}, "--setup-network flag"),
         ("tool = 3", {}, "unknown setting 'tool'"),
     ],
@@ -83,3 +83,84 @@ def test_parts_built_without_settings_use_its_defaults(tmp_path: Path) -> None:
     assert model["context_tokens"].default == settings.context_tokens
     assert model["temperature"].default == settings.temperature
     assert model["timeout"].default == settings.request_timeout
+
+
+# --- the trust model: what [tool.coder] may not set -------------------------------------
+
+HOSTILE = {
+    "model": "compat:the-repositorys",
+    "base_url": "http://127.0.0.1:9/v1",
+    "api_key": "repository-key-0123456789",
+    "tool_protocol": "text",
+    "sandbox": "local",
+    "network": True,
+    "setup_network": True,
+    "sandbox_memory_mb": 1_000_000,
+    "sandbox_cpus": 64.0,
+    "sandbox_pids": 1_000_000,
+    "confirm": False,
+}
+"""A value a hostile repository might set, for every setting only the user may set."""
+
+
+def test_every_setting_has_exactly_one_class() -> None:
+    classes = list(TRUST.values())
+    assert sorted(name for names in classes for name in names) == sorted(Settings.model_fields)
+    assert set(HOSTILE) == set(Settings.model_fields) - TRUST["work"]
+
+
+@pytest.mark.parametrize("key", sorted(HOSTILE))
+@pytest.mark.parametrize("spelling", ["snake", "kebab"])
+def test_a_repository_cannot_set_a_user_only_setting(
+    tmp_path: Path, key: str, spelling: str
+) -> None:
+    name = key.replace("_", "-") if spelling == "kebab" else key
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text(_toml_line(name, HOSTILE[key]))
+    user = {"confirm": True} if key == "confirm" else {}
+    resolved = resolve_settings(repo, user, environ={})
+    expected = Settings.model_validate(user)
+    assert getattr(resolved.settings, key) == getattr(expected, key)
+    assert resolved.ignored == {key: f"[tool.coder] in {repo / 'pyproject.toml'}"}
+    (warning,) = resolved.warnings
+    assert warning.startswith(f"ignored {key} from [tool.coder] in {repo / 'pyproject.toml'}: ")
+    assert "\n" not in warning and str(HOSTILE[key]) not in warning
+
+
+def _toml_line(key: str, value: object) -> str:
+    shown = str(value).lower() if isinstance(value, bool) else repr(value).replace("'", '"')
+    return f"[tool.coder]\n{key} = {shown}\n"
+
+
+def test_the_warning_says_why_and_whose_value_is_kept(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, 'base_url = "http://127.0.0.1:9/v1"\nsandbox = "local"')
+    environ = {"LLM_BASE_URL": "http://127.0.0.1:8/v1"}
+    base_url, sandbox = resolve_settings(repo, {}, environ=environ).warnings
+    assert "where your API key is sent" in base_url and "kept yours from LLM_BASE_URL" in base_url
+    assert "how strongly the run is isolated" in sandbox and "kept the default" in sandbox
+
+
+def test_a_repository_still_tunes_the_work(tmp_path: Path) -> None:
+    section = (
+        "max_turns = 3\ntoken_budget = 2000\nwall_clock = 60\nshell_timeout = 5\n"
+        "test_timeout = 6\nrequest_timeout = 7\ncontext_tokens = 4000\ntemperature = 0.0\n"
+        'setup = "pip install -e ."\nimage = "mine:1"'
+    )
+    resolved = resolve_settings(_repo(tmp_path, section), {}, environ={})
+    assert resolved.warnings == () and resolved.ignored == {}
+    assert set(resolved.sources.values()) >= {f"[tool.coder] in {tmp_path / 'pyproject.toml'}"}
+    assert {k for k, v in resolved.sources.items() if v != "default"} == TRUST["work"]
+    assert resolved.settings.setup == "pip install -e ." and resolved.settings.max_turns == 3
+
+
+def test_sources_name_the_default_the_variable_and_the_flag(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, "max_turns = 5")
+    environ = {"LLM_API_KEY": "k" * 20, "CODER_SANDBOX": "docker"}
+    resolved = resolve_settings(repo, {"model": "openai:x", "network": True}, environ=environ)
+    assert resolved.sources["model"] == "--model" and resolved.sources["network"] == "--network"
+    assert resolved.sources["sandbox"] == "CODER_SANDBOX"
+    assert resolved.sources["api_key"] == "LLM_API_KEY" and resolved.shown("api_key") == "set"
+    assert resolved.sources["max_turns"] == f"[tool.coder] in {repo / 'pyproject.toml'}"
+    assert resolved.sources["base_url"] == "default" and resolved.shown("base_url") == "unset"
+    assert resolved.settings.network is True and resolved.shown("network") == "true"

@@ -1,5 +1,6 @@
 """The one way a run's changes reach the user: shown only (a dry run), committed on a
-new branch, or applied if the user's files are as they were, and recorded for undo."""
+new branch, or applied if the user's files are as they were, and recorded for undo.
+Changes that write a secret value are refused: never applied, never committed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from coder.delivery.branching import commit_to_branch
 from coder.delivery.patching import Changes, UserFiles, apply_changes, make_patch
 from coder.delivery.undo import read_originals, record_applied
+from coder.redaction import Redactor
 
 
 @dataclass(frozen=True)
@@ -35,19 +37,33 @@ class Delivery:
     """Files the user changed while the run worked; when non-empty nothing was written."""
     branch: str | None = None
     commit: str | None = None
+    refused: str | None = None
+    """Why nothing was delivered: the changes write a secret value (named by file only)."""
 
     def fields(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def deliver(files: UserFiles, run_dir: Path, changes: Changes, handover: Handover) -> Delivery:
+def deliver(
+    files: UserFiles,
+    run_dir: Path,
+    changes: Changes,
+    handover: Handover,
+    secrets: Redactor | None = None,
+) -> Delivery:
     """The patch from `files` to `changes`, then as `handover` says; an apply is recorded
-    in `run_dir` so that `coder undo` can reverse it."""
+    in `run_dir` so that `coder undo` can reverse it. Changes that write one of `secrets`
+    are refused, and a branch's commit message is redacted."""
+    secrets = secrets or Redactor()
     shown = Delivery(sorted(changes), make_patch(files.originals_of(changes), changes))
+    leaking = secret_writes(files, changes, secrets)
+    if leaking:
+        return replace(shown, refused=_refusal(leaking, handover))
     if not changes or handover.dry_run:
         return shown
     if handover.branch:
-        commit = commit_to_branch(files.repo, handover.branch, changes, handover.message)
+        message = secrets.text(handover.message)
+        commit = commit_to_branch(files.repo, handover.branch, changes, message)
         return replace(shown, branch=handover.branch, commit=commit)
     originals = read_originals(files.repo, list(changes))
     outcome = apply_changes(files.repo, changes, files.hashes)
@@ -55,3 +71,26 @@ def deliver(files: UserFiles, run_dir: Path, changes: Changes, handover: Handove
         return replace(shown, conflicts=outcome.conflicts)
     record_applied(run_dir, files.repo, changes, originals)
     return replace(shown, applied=True)
+
+
+def secret_writes(files: UserFiles, changes: Changes, secrets: Redactor) -> list[str]:
+    """The changed files named with a secret value, or holding one more often than the
+    user's own copy did (a secret already in the user's file is not the run's doing)."""
+    return [
+        rel
+        for rel, data in sorted(changes.items())
+        if secrets.count(rel)
+        or _secrets_in(data, secrets) > _secrets_in(files.original(rel), secrets)
+    ]
+
+
+def _secrets_in(data: bytes | None, secrets: Redactor) -> int:
+    return 0 if data is None else secrets.count(data.decode("utf-8", errors="replace"))
+
+
+def _refusal(leaking: list[str], handover: Handover) -> str:
+    undelivered = "nothing was committed" if handover.branch else "nothing was applied"
+    return (
+        "refused: the changes write a secret value (the API key or a secret-looking "
+        f"environment variable's) into {', '.join(leaking)}; {undelivered}"
+    )

@@ -5,7 +5,6 @@ delivered through coder/delivery, the patch and the report saved."""
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from coder.agent.loop import Agent, AgentConfig
-from coder.agent.trace import Tracer, redact
+from coder.agent.trace import Tracer
 from coder.builtin.gen import BuiltinGenModel
 from coder.builtin.repair import BuiltinRepairModel
 from coder.config import ConfigError, Settings
@@ -23,8 +22,9 @@ from coder.delivery.report import RunReport
 from coder.delivery.runs import RunDir, create_run_dir
 from coder.models import Model, make_model
 from coder.models.presets import BUILTIN
+from coder.redaction import Redactor
 from coder.workflows.sandboxes import open_sandbox
-from sandbox import Sandbox, secret_values
+from sandbox import Sandbox
 from tools import Approver, ToolContext, WritePolicy, allow_all_writes, default_registry
 
 Command = Literal["run", "fix", "gen"]
@@ -76,7 +76,8 @@ class Session:
     model: Model
     run_dir: RunDir
     tracer: Tracer
-    secrets: list[str]
+    redact: Redactor
+    """Hides the key and the environment's secrets in everything the run writes."""
     files: UserFiles
     """The user's files when the run began: the guard of the final apply."""
     started: float = field(default_factory=time.monotonic)
@@ -94,10 +95,10 @@ class Session:
         the one `choose_model` picks, before anything is written."""
         model = model or choose_model(command, settings, hooks.info)
         run_dir = create_run_dir(repo)
-        secrets = run_secrets(settings)
-        tracer = Tracer(run_dir.trace, run_dir.run_id, secrets)
+        redact = Redactor(run_secrets(settings))
+        tracer = Tracer(run_dir.trace, run_dir.run_id, redact.secrets)
         files = UserFiles.take(repo)
-        return cls(command, settings, hooks, model, run_dir, tracer, secrets, files)
+        return cls(command, settings, hooks, model, run_dir, tracer, redact, files)
 
     @property
     def repo(self) -> Path:
@@ -133,7 +134,7 @@ class Session:
         return Agent(model, registry, context, config, tracer=self.tracer, on_event=hooks.on_event)
 
     def deliver(self, changes: Changes, handover: Handover) -> Delivery:
-        delivery = deliver(self.files, self.run_dir.path, changes, handover)
+        delivery = deliver(self.files, self.run_dir.path, changes, handover, self.redact)
         if delivery.commit:
             self.hooks.info(f"committed on branch {delivery.branch} ({delivery.commit[:10]})")
         return delivery
@@ -144,6 +145,9 @@ class Session:
         """The report of the run, built once at its end: the fields every report shares
         (the duration measured now), the delivery's that `kind` holds, and `fields`."""
         delivered = {k: v for k, v in delivery.fields().items() if k in kind.model_fields}
+        if delivery.refused:  # whatever else the run achieved, it delivered nothing
+            error = "; ".join(filter(None, [delivery.refused, fields.get("error")]))
+            fields = {**fields, "status": "refused", "error": error}
         return kind(
             run_id=self.run_dir.run_id,
             command=self.command,
@@ -162,9 +166,9 @@ class Session:
         return round(time.monotonic() - self.started, 3)
 
     def save(self, report: RunReport) -> None:
-        """The patch as is; the report with every secret value redacted."""
-        self.run_dir.patch.write_text(report.patch, encoding="utf-8")
-        data = redact(report.model_dump(mode="json"), self.secrets)
+        """The patch and the report, every secret value in them redacted."""
+        self.run_dir.patch.write_text(self.redact.text(report.patch), encoding="utf-8")
+        data = self.redact(report.model_dump(mode="json"))
         self.run_dir.report.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
@@ -225,7 +229,5 @@ def builtin_model(command: Command) -> Model:
 
 def run_secrets(settings: Settings) -> list[str]:
     """Values that must never be written anywhere: the key, and secret-looking env vars."""
-    values = secret_values(os.environ)
-    if settings.api_key:
-        values.append(settings.api_key.get_secret_value())
-    return values
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    return Redactor.from_environment(key).secrets

@@ -2,7 +2,8 @@
 
 Names follow pytest's own junitxml: `tests/test_x.py::TestA::test_b[1-2]` becomes
 classname `tests.test_x.TestA` and name `test_b[1-2]`. An xfailed test is reported as
-skipped and an xpassed one as passed, as pytest does.
+skipped and an xpassed one as passed, as pytest does. Every name, message and traceback
+passes through the run's Redactor: a secret in a test's id or failure stays out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from coder.redaction import Redactor
 from tools import TestRun
 
 _FAILURE_TAGS = {"failed": "failure", "error": "error"}
@@ -22,8 +24,15 @@ _PASSED = {"passed", "xpassed"}
 _INVALID_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def write_junit(path: Path, suite_name: str, outcomes: Sequence[Mapping[str, Any]]) -> None:
-    """Write one <testsuite> holding a <testcase> per outcome to `path`."""
+def write_junit(
+    path: Path,
+    suite_name: str,
+    outcomes: Sequence[Mapping[str, Any]],
+    secrets: Redactor | None = None,
+) -> None:
+    """Write one <testsuite> holding a <testcase> per outcome to `path`, `secrets` hidden."""
+    redact = secrets or Redactor()
+    outcomes = [redact(outcome) for outcome in outcomes]
     suite = ET.Element("testsuite", _suite_attributes(suite_name, outcomes))
     for outcome in outcomes:
         suite.append(_testcase(outcome))

@@ -102,7 +102,8 @@ def _deliver(
 ) -> Delivery:
     """The JUnit file, if asked for, then the kept repairs as the user asked."""
     if options.junit:
-        write_junit(options.junit, "coder fix", outcomes_of(gate.run or baseline.run))
+        run = gate.run or baseline.run
+        write_junit(options.junit, "coder fix", outcomes_of(run), session.redact)
     repaired = [nodeid for outcome in gate.kept for nodeid in outcome.group.nodeids]
     message = commit_message(repaired, "; ".join(o.summary for o in gate.kept if o.summary))
     handover = Handover(options.dry_run, options.branch, message)

@@ -24,7 +24,7 @@ from sandbox.base import (
 from sandbox.env import scrub_environment
 from sandbox.paths import clean_relative, is_inside, resolve_inside
 from sandbox.process import bubblewrap_path, command_argv, run_limited
-from sandbox.tree import copy_tree, entries_under, file_digest, regular_files, remove_tree
+from sandbox.tree import copy_tree, entries_under, inventory_of_tree, remove_tree
 
 
 class LocalSandboxConfig(BaseModel):
@@ -152,16 +152,9 @@ class LocalSandbox(Lifecycle):
         return sorted(found)
 
     def changes(self) -> dict[str, bytes | None]:
-        """Regular files new or modified since the copy (their bytes), or deleted (None)."""
-        root = self.root
-        current = set(regular_files(root))
-        changed: dict[str, bytes | None] = {}
-        for relative in sorted(current | set(self._manifest)):
-            if relative not in current:
-                changed[relative] = None
-            elif file_digest(root / relative) != self._manifest.get(relative):
-                changed[relative] = (root / relative).read_bytes()
-        return changed
+        """Regular files new or modified since the copy (their bytes), or deleted (None),
+        read without following a symlink and checked by `sandbox.paths.checked_changes`."""
+        return inventory_of_tree(self.root, self._manifest).changes()
 
     def _started(self) -> Path:
         if self._base is None:

@@ -1,17 +1,25 @@
-"""Workspace-relative paths: lexical validation, then confinement after symlinks.
+"""Workspace-relative paths: lexical validation, then confinement after symlinks; and
+the checks every change a sandbox hands back passes before the host uses it.
 
 `..` is resolved lexically (`a/link/..` is `a`), so the operating system never gets a
 chance to interpret `..` after a symlink; what reaches the file system is then checked
 again with every symlink resolved.
+
+Whatever comes back from a sandbox is untrusted data: `checked_changes` is the one gate
+both sandboxes' `changes()` end in. A path must be relative, normalised, printable, free
+of `..`, and outside `.git/` (at any depth, in any case), `.coder/` and the other ignored
+folders; a file may hold at most MAX_FILE_BYTES, all changes together MAX_CHANGES_BYTES.
+Anything else raises UnsafeChange: the run fails closed and nothing is applied.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
-from sandbox.base import PathOutsideWorkspace
+from sandbox.base import IGNORED_DIRS, RESERVED_DIR, PathOutsideWorkspace, SandboxError
 
 # `C:`, `C:\x`, `C:/x` and `C:x` (drive-relative) are all tied to a Windows drive.
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -64,3 +72,69 @@ def resolve_inside(root: Path, path: str) -> Path:
     if not is_inside(real_root, real):
         raise _refuse(path, f"it leads outside the workspace through a symlink, to {real}")
     return Path(real)
+
+
+# --- what comes back from a sandbox ----------------------------------------------------
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+"""The largest file a sandbox may hand back as a change: 50 MiB."""
+MAX_CHANGES_BYTES = 200 * 1024 * 1024
+"""All the files one `changes()` hands back, together: 200 MiB."""
+# Never delivered at any depth, whatever the case (a case-insensitive file system opens
+# `.GIT/hooks` as `.git/hooks`; Windows drops trailing dots and spaces).
+_VCS_AND_RESERVED = frozenset({".git", ".hg", ".svn", RESERVED_DIR})
+
+
+class UnsafeChange(SandboxError):
+    """What came back from a sandbox cannot be delivered safely; nothing is applied."""
+
+
+def unsafe(path: str, why: str) -> UnsafeChange:
+    """The one-line refusal of a change to `path`."""
+    return UnsafeChange(f"refused the sandbox's change to {path!r}: {why}; nothing was applied")
+
+
+def check_change_path(path: object) -> str:
+    """`path` itself if it may be delivered: a normalised, relative, printable path that
+    stays in the repository and is not under .git/, .coder/ or another ignored folder."""
+    if not isinstance(path, str) or not path:
+        raise unsafe(str(path), "it is not a file path")
+    if any(ord(char) < 32 or ord(char) == 127 for char in path):
+        raise unsafe(path, "it contains a control character")
+    unified = path.replace("\\", "/")
+    if unified.startswith("/") or _DRIVE.match(unified):
+        raise unsafe(path, "it is absolute")
+    if ".." in unified.split("/"):
+        raise unsafe(path, "it contains '..'")
+    if clean_relative(path) != path or path == ".":
+        raise unsafe(path, "it is not a normalised relative path")
+    for part in path.split("/"):
+        if part.casefold().rstrip(". ") in _VCS_AND_RESERVED:
+            raise unsafe(path, f"coder never writes inside {part}/ (a planted git hook or config)")
+        if part in IGNORED_DIRS:
+            raise unsafe(path, f"coder never delivers files under {part}/")
+    return path
+
+
+def check_size(path: str, size: int) -> None:
+    """Refuse one file larger than MAX_FILE_BYTES."""
+    if size > MAX_FILE_BYTES:
+        raise unsafe(path, f"{size} bytes is over the limit of {MAX_FILE_BYTES} bytes a file")
+
+
+def checked_changes(changes: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
+    """The changes, sorted, once every path, type and size is safe to deliver; else
+    UnsafeChange. Both sandboxes' `changes()` end here."""
+    checked: dict[str, bytes | None] = {}
+    total = 0
+    for path in sorted(changes):
+        data = changes[path]
+        check_change_path(path)
+        if data is not None and not isinstance(data, bytes):
+            raise unsafe(path, "its content is not bytes")
+        check_size(path, len(data or b""))
+        total += len(data or b"")
+        if total > MAX_CHANGES_BYTES:
+            raise unsafe(path, f"the changes pass the limit of {MAX_CHANGES_BYTES} bytes in all")
+        checked[path] = data
+    return checked

@@ -1,7 +1,17 @@
 """Moving files in and out of a container: tar archives, and a helper run inside.
 
-Docker's archive API cannot write into tmpfs mounts and resolves symlinks in the
-container's scope, so path checks happen inside the container first (`HELPER`).
+What comes back from a container is untrusted data. `changes()` runs no helper at all:
+one get_archive of /workspace is read on the host (`inventory_of_archive`), which hashes
+every file itself, sees symlinks as symlinks and never follows them; the result goes
+through `sandbox.paths.checked_changes` like the local sandbox's.
+
+read, list and the check before a write still need a look inside the container (the
+archive API resolves symlinks in the container's scope and cannot write into tmpfs
+mounts), so they run `HELPER` as `python3 -I` with `/` as the working directory:
+isolated mode puts neither the script's folder nor the working directory on sys.path,
+skips the user site and ignores every PYTHON* variable, so nothing the workspace holds
+(a `json.py`, a `sitecustomize.py`) or an image's environment (PYTHONPATH) can shadow
+the standard library the helper imports. The image's own files are read-only.
 """
 
 from __future__ import annotations
@@ -11,18 +21,21 @@ import json
 import os
 import stat
 import tarfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
-from sandbox.base import IGNORED_DIRS
-from sandbox.tree import file_digest
+from sandbox.base import IGNORED_DIRS, PathOutsideWorkspace, SandboxError
+from sandbox.paths import check_size, clean_relative, unsafe
+from sandbox.tree import Inventory, file_digest
 
 WORKSPACE = "/workspace"
 SANDBOX_UID = 1000
 
-# Run as `python3 -c HELPER OP PATH` inside the container. Exit 3: outside, 4: missing.
+# Run as `python3 -I -c HELPER OP PATH IGNORED` from `/` in the container (see above).
+# Exit 3: outside the workspace, 4: missing, 5: a folder.
 HELPER = r"""
-import hashlib, json, os, sys
+import json, os, sys
 ROOT = "/workspace"
 IGNORED = set(json.loads(sys.argv[3]))
 op, rel = sys.argv[1], sys.argv[2]
@@ -52,17 +65,33 @@ elif op == "list":
         r = os.path.realpath(entry)
         if inside(r) and os.path.isfile(r): out.append(os.path.relpath(entry, ROOT))
     print(json.dumps(sorted(out)))
-elif op == "hashes":
-    out = {}
-    for entry in walk(ROOT):
-        if os.path.isfile(entry) and not os.path.islink(entry):
-            out[os.path.relpath(entry, ROOT)] = hashlib.sha256(open(entry, "rb").read()).hexdigest()
-    print(json.dumps(out))
 """
 
 
 def helper_command(op: str, path: str) -> list[str]:
-    return ["python3", "-c", HELPER, op, path, json.dumps(sorted(IGNORED_DIRS))]
+    """The argv of one helper call; run it with `/` as the working directory."""
+    return ["python3", "-I", "-c", HELPER, op, path, json.dumps(sorted(IGNORED_DIRS))]
+
+
+def listed_paths(output: bytes) -> list[str]:
+    """The helper's `list` output, every entry checked on the host as a workspace path."""
+    try:
+        items = json.loads(output)
+    except ValueError:
+        raise SandboxError("the container's file list is not valid JSON; refused") from None
+    if not isinstance(items, list):
+        raise SandboxError("the container's file list is not a list; refused")
+    for item in items:
+        if not isinstance(item, str) or _clean(item) != item:
+            raise SandboxError(f"the container listed {item!r}, not a workspace path; refused")
+    return items
+
+
+def _clean(item: str) -> str | None:
+    try:
+        return clean_relative(item)
+    except PathOutsideWorkspace:
+        return None
 
 
 def tar_of_tree(source: Path) -> tuple[bytes, dict[str, str]]:
@@ -96,14 +125,66 @@ def tar_of_file(path: str, data: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def file_from_tar(chunks: Iterable[bytes]) -> bytes:
-    """The content of the single regular file in a get_archive stream."""
-    with tarfile.open(fileobj=io.BytesIO(b"".join(chunks)), mode="r") as archive:
-        for member in archive.getmembers():
-            extracted = archive.extractfile(member) if member.isfile() else None
-            if extracted is not None:
-                return extracted.read()
-    return b""
+def inventory_of_archive(chunks: Iterable[bytes], manifest: Mapping[str, str]) -> Inventory:
+    """The workspace from a get_archive stream of /workspace, read on the host."""
+    inventory = Inventory(manifest)
+    with tarfile.open(fileobj=_ChunkReader(chunks), mode="r|") as archive:
+        for member in archive:
+            relative = _workspace_path(member.name)
+            if relative is None or member.isdir():
+                continue
+            if member.isreg():
+                handle = archive.extractfile(member)
+                inventory.add_file(relative, member.size, handle or io.BytesIO())
+            elif member.islnk():
+                inventory.add_alias(relative, _workspace_path(member.linkname))
+            else:
+                inventory.others.add(relative)
+    return inventory
+
+
+def file_from_tar(chunks: Iterable[bytes], path: str) -> bytes:
+    """The bytes of `path` from a get_archive stream of it: one regular file of that
+    name, within the size limit, or UnsafeChange."""
+    with tarfile.open(fileobj=_ChunkReader(chunks), mode="r|") as archive:
+        members = iter(archive)
+        member = next(members, None)
+        if member is None or not member.isreg() or member.name != path.rsplit("/", 1)[-1]:
+            raise unsafe(path, "the container did not hand back one regular file")
+        check_size(path, member.size)
+        handle = archive.extractfile(member)
+        data = handle.read() if handle else b""
+        if next(members, None) is not None:
+            raise unsafe(path, "the container handed back more than one file")
+    return data
+
+
+def _workspace_path(name: str) -> str | None:
+    """`workspace/a/b.py` as `a/b.py`; None for the folder itself and for IGNORED_DIRS."""
+    top, _, relative = name.partition("/")
+    if top != WORKSPACE.lstrip("/") or not relative:
+        return None
+    return None if IGNORED_DIRS.intersection(relative.split("/")) else relative
+
+
+class _ChunkReader(io.RawIOBase):
+    """A binary file over the chunks of a docker stream, for tarfile's stream mode."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks = iter(chunks)
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending:
+            self._pending = next(self._chunks, b"")
+            if not self._pending:
+                return 0
+        size = min(len(buffer), len(self._pending))
+        buffer[:size], self._pending = self._pending[:size], self._pending[size:]
+        return size
 
 
 def _add(archive: tarfile.TarFile, full: Path, relative: str) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -36,6 +35,8 @@ from sandbox.docker.files import (
     WORKSPACE,
     file_from_tar,
     helper_command,
+    inventory_of_archive,
+    listed_paths,
     tar_of_file,
     tar_of_tree,
 )
@@ -158,37 +159,43 @@ class DockerSandbox(Lifecycle):
 
     def read(self, path: str) -> bytes:
         relative = clean_relative(path)
-        code, out, err = self._run(helper_command("read", relative))
+        code, out, err = self._run(helper_command("read", relative), workdir="/")
         self._check(code, err, path)
+        if len(out) >= _MAX_STREAM_BYTES:
+            raise SandboxError(f"{path!r} is too large to read (over {_MAX_STREAM_BYTES} bytes)")
         return out
 
     def write(self, path: str, data: bytes) -> None:
         relative = clean_relative(path)
         if relative == ".":
             raise SandboxError("cannot write to the workspace root itself; name a file")
-        code, _, err = self._run(helper_command("check-write", relative))
+        code, _, err = self._run(helper_command("check-write", relative), workdir="/")
         self._check(code, err, path)
         if not self._started().put_archive(WORKSPACE, tar_of_file(relative, data)):
             raise SandboxError(f"cannot write {path!r} in the container")
 
     def list(self, path: str = ".") -> list[str]:
-        code, out, err = self._run(helper_command("list", clean_relative(path)))
+        code, out, err = self._run(helper_command("list", clean_relative(path)), workdir="/")
         self._check(code, err, path)
-        return [str(item) for item in json.loads(out)]
+        return listed_paths(out)
 
     def changes(self) -> dict[str, bytes | None]:
-        code, out, err = self._run(helper_command("hashes", "."))
-        if code != 0:
-            raise SandboxError(f"could not list the workspace's files: {err.strip()}")
-        current: dict[str, str] = json.loads(out)
-        changed: dict[str, bytes | None] = {}
-        for relative in sorted(set(current) | set(self._manifest)):
-            if relative not in current:
-                changed[relative] = None
-            elif current[relative] != self._manifest.get(relative):
-                stream, _ = self._started().get_archive(f"{WORKSPACE}/{relative}")
-                changed[relative] = file_from_tar(stream)
-        return changed
+        """Files that differ from the copy, from one archive of /workspace read on the
+        host (no helper runs) and checked by `sandbox.paths.checked_changes`."""
+        stream, _ = self._started().get_archive(WORKSPACE)
+        try:
+            inventory = inventory_of_archive(stream, self._manifest)
+        finally:
+            _close_archive(stream)
+        return inventory.changes(fetch=self._fetch)
+
+    def _fetch(self, relative: str) -> bytes:
+        """One file alone (a hard link to a file that did not change)."""
+        stream, _ = self._started().get_archive(f"{WORKSPACE}/{relative}")
+        try:
+            return file_from_tar(stream, relative)
+        finally:
+            _close_archive(stream)
 
     def _check_tools(self) -> None:
         code, _, err = self._run(["python3", "-c", _FIND_PYTEST])
@@ -222,11 +229,11 @@ class DockerSandbox(Lifecycle):
             "environment": _ENV,
         }
 
-    def _run(self, argv: builtins.list[str]) -> tuple[int, bytes, str]:
+    def _run(self, argv: builtins.list[str], workdir: str = WORKSPACE) -> tuple[int, bytes, str]:
         """One exec: (exit code, stdout bytes, stderr text), each stream capped."""
         api = self._started().client.api
         exec_id = api.exec_create(
-            self._container.id, argv, user=f"{SANDBOX_UID}", workdir=WORKSPACE, environment=_ENV
+            self._container.id, argv, user=f"{SANDBOX_UID}", workdir=workdir, environment=_ENV
         )["Id"]
         out, err = bytearray(), bytearray()
         stream = api.exec_start(exec_id, stream=True, demux=True)
@@ -271,6 +278,12 @@ def _close_stream(stream: Any) -> None:
     response = getattr(stream, "_response", None)
     if response is not None:
         response.close()
+
+
+def _close_archive(stream: Any) -> None:
+    close = getattr(stream, "close", None)
+    if callable(close):
+        close()
 
 
 def _append(buffer: bytearray, chunk: bytes | None) -> None:

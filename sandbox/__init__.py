@@ -18,7 +18,13 @@ from sandbox.base import (
 )
 from sandbox.env import scrub_environment, secret_values
 from sandbox.local import LocalSandbox, LocalSandboxConfig
-from sandbox.paths import clean_relative, resolve_inside
+from sandbox.paths import (
+    MAX_CHANGES_BYTES,
+    MAX_FILE_BYTES,
+    UnsafeChange,
+    clean_relative,
+    resolve_inside,
+)
 from sandbox.process import bubblewrap_path
 
 __all__ = [
@@ -27,6 +33,8 @@ __all__ = [
     "DEFAULT_PROCESSES",
     "DEFAULT_TIMEOUT",
     "IGNORED_DIRS",
+    "MAX_CHANGES_BYTES",
+    "MAX_FILE_BYTES",
     "RESERVED_DIR",
     "ExecResult",
     "LocalSandbox",
@@ -35,6 +43,7 @@ __all__ = [
     "Sandbox",
     "SandboxError",
     "SandboxUnavailable",
+    "UnsafeChange",
     "bubblewrap_path",
     "clean_relative",
     "resolve_inside",

@@ -22,6 +22,7 @@ from sandbox.paths import (
     MAX_CHANGES_BYTES,
     MAX_FILE_BYTES,
     UnsafeChange,
+    check_change_path,
     clean_relative,
     resolve_inside,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "SandboxUnavailable",
     "UnsafeChange",
     "bubblewrap_path",
+    "check_change_path",
     "clean_relative",
     "resolve_inside",
     "scrub_environment",

@@ -1,7 +1,8 @@
 """A client for any OpenAI-compatible `/chat/completions` endpoint, with native tool calls.
 
 Transient failures (429, 5xx, timeouts, refused connections, broken bodies) are retried
-with exponential backoff; auth and not-found errors fail at once with the fix named.
+with exponential backoff; auth and not-found errors fail at once with the fix named. An
+error never carries the client's own key, even when the provider's body echoes it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from coder.models.base import (
     estimate_tokens,
     wire_messages,
 )
+from coder.redaction import Redactor
 
 _RETRY_STATUSES = {408, 429}
 
@@ -86,6 +88,14 @@ class OpenAIModel:
         self._sleep = sleep
 
     def complete(self, messages: list[Message], tools: list[ToolSchema]) -> Reply:
+        try:
+            return self._complete(messages, tools)
+        except ModelError as exc:
+            # A provider may echo the Authorization header in its error body.
+            hidden = Redactor([self.config.api_key])
+            raise type(exc)(hidden.text(str(exc))) from None
+
+    def _complete(self, messages: list[Message], tools: list[ToolSchema]) -> Reply:
         body = self._request_body(messages, tools)
         attempts = self.config.max_retries + 1
         for attempt in range(attempts):

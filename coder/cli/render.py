@@ -23,16 +23,16 @@ Details = ParamSpec("Details")
 
 
 def fail(message: str) -> None:
-    """One clear line, no traceback."""
-    err_console.print(f"[bold red]coder: error:[/] {message}", markup=True, soft_wrap=True)
+    """One clear line, no traceback. Messages are plain text: "[tool.coder]" stays."""
+    err_console.print(f"[bold red]coder: error:[/] {escape(message)}", soft_wrap=True)
 
 
 def warn(message: str) -> None:
-    err_console.print(f"[yellow]coder: warning:[/] {message}", soft_wrap=True)
+    err_console.print(f"[yellow]coder: warning:[/] {escape(message)}", soft_wrap=True)
 
 
 def info(message: str) -> None:
-    err_console.print(f"[cyan]coder:[/] {message}", soft_wrap=True)
+    err_console.print(f"[cyan]coder:[/] {escape(message)}", soft_wrap=True)
 
 
 def _short(value: Any, limit: int = 80) -> str:

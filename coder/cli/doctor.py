@@ -10,11 +10,12 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from coder import __version__
 from coder.cli.options import CommonOptions, Repo, with_common_options
-from coder.config import Settings
+from coder.config import ResolvedSettings, Settings
 from coder.errors import ExitCode
 from sandbox import LocalSandbox, SandboxUnavailable, bubblewrap_path
 from sandbox.docker import check_image_tools, connect
@@ -25,9 +26,23 @@ Row = tuple[str, str, str]
 @with_common_options("sandbox", "image")
 def doctor(repo: Repo = Path("."), *, common: CommonOptions) -> None:
     """Check the set-up: Python, model settings, Docker engine and image, isolation."""
-    repo, settings = common.resolve(repo)
-    ready = _report(settings, repo)
+    repo, resolved = common.load(repo)
+    ready = _report(resolved.settings, repo)
+    Console(highlight=False).print(_settings_table(resolved))
     raise typer.Exit(ExitCode.OK if ready else ExitCode.INCOMPLETE)
+
+
+def _settings_table(resolved: ResolvedSettings) -> Table:
+    """Each effective setting and where it came from (the key only as set / unset), then
+    the repository's settings that were ignored because only the user may set them."""
+    table = Table(title="settings", show_lines=False)
+    for column in ("setting", "value", "from"):
+        table.add_column(column)
+    for name, source in resolved.sources.items():
+        table.add_row(name, escape(resolved.shown(name)), escape(source))
+    for name, where in resolved.ignored.items():
+        table.add_row(name, "[yellow]ignored[/]", f"{escape(where)} (only you set it)")
+    return table
 
 
 def _report(settings: Settings, repo: Path) -> bool:

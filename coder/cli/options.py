@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 import typer
 
 from coder.cli.render import info, progress_printer, terminal_approver, warn
-from coder.config import ConfigError, Settings, load_settings
+from coder.config import ConfigError, ResolvedSettings, Settings, resolve_settings
 from sandbox.docker import DEFAULT_IMAGE
 
 if TYPE_CHECKING:
@@ -100,6 +100,14 @@ class CommonOptions:
     ) -> tuple[Path, Settings]:
         """The repository (checked, absolute) and the settings of a run on it: these options
         and a command's own `flags` over the environment, [tool.coder] and the defaults."""
+        repo, resolved = self.load(repo, branch=branch, **flags)
+        return repo, resolved.settings
+
+    def load(
+        self, repo: Path, *, branch: str | None = None, **flags: object
+    ) -> tuple[Path, ResolvedSettings]:
+        """As `resolve`, with where each setting came from; its warnings are printed (once
+        each, on stderr)."""
         repo = existing_repo(repo)
         if self.dry_run and branch:
             raise ConfigError("--dry-run and --branch cannot be used together; pick one")
@@ -116,7 +124,10 @@ class CommonOptions:
         }
         given = {**mine, **flags}.items()
         cli = {key: value for key, value in given if value is not None and value is not False}
-        return repo, load_settings(repo, cli)
+        resolved = resolve_settings(repo, cli)
+        for message in dict.fromkeys(resolved.warnings):
+            warn(message)
+        return repo, resolved
 
     def hooks(self, settings: Settings) -> RunHooks:
         """Progress on stderr, and (with --confirm) a question before writes and commands."""

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from coder.cli import main
-from tests.helpers import fixture_repo, git
+from sandbox import bubblewrap_path
+from tests.helpers import TEST_IMAGE, fixture_repo, git
 from tests.llm_server import LLMServer, reply, tool_call
 
 KEY = "sk-users-own-key-7f3a9c0e5b1d"
@@ -165,3 +166,44 @@ def test_doctor_shows_where_each_setting_came_from_and_never_the_key(
     assert rows["test_timeout"] == ["60.0", f"[tool.coder] in {repo / 'pyproject.toml'}"]
     assert rows["model"] == ["unset", "default"]
     assert not [name for name in rows if name.startswith("!")]
+
+
+def _script(tmp_path: Path, *commands: str) -> Path:
+    """A scripted model that runs `commands` in the sandbox, then finishes."""
+    steps: list[dict[str, object]] = [
+        {"tool_calls": [{"name": "run_shell", "arguments": {"command": command}}]}
+        for command in commands
+    ]
+    steps.append({"tool_calls": [{"name": "finish", "arguments": {"summary": "done"}}]})
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(steps))
+    return path
+
+
+@pytest.mark.skipif(not bubblewrap_path(), reason="the local sandbox has no network off here")
+def test_the_repository_cannot_turn_the_network_on(
+    tmp_path: Path, theirs: LLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _hostile_repo(tmp_path, "network = true")
+    post = f"urllib.request.urlopen('{theirs.base_url}/chat/completions', b'{{}}', timeout=5)"
+    script = _script(tmp_path, f'python3 -c "import urllib.request; {post}"')
+    flags = ["--model", f"scripted:{script}", "--sandbox", "local", "--json"]
+    main(["run", "call home", "--repo", str(repo), *flags])
+    out, err = capsys.readouterr()
+    assert theirs.requests == []
+    assert json.loads(out)["status"] == "finished"
+    assert f"ignored network from [tool.coder] in {repo / 'pyproject.toml'}" in err
+
+
+@pytest.mark.docker
+def test_a_run_the_user_put_in_docker_stays_in_docker(
+    tmp_path: Path, user_home: Path, docker_client: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = _script(tmp_path, "test -f /.dockerenv && echo in-docker")
+    _user_config(user_home, f'sandbox = "docker"\nmodel = "scripted:{script}"\n')
+    repo = _hostile_repo(tmp_path, f'sandbox = "local"\nimage = "{TEST_IMAGE}"')
+    main(["run", "where am I", "--repo", str(repo), "--json"])
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["sandbox"] == "docker" and report["status"] == "finished"
+    assert f"ignored sandbox from [tool.coder] in {repo / 'pyproject.toml'}" in err

@@ -197,7 +197,8 @@ BUILTIN_NOTES: dict[Command, str] = {
 }
 NO_MODEL = (
     "no model configured: pass --model (e.g. openai:gpt-4o-mini, ollama:qwen2.5-coder) "
-    "or set LLM_MODEL (with LLM_BASE_URL and LLM_API_KEY as needed)"
+    "or set LLM_MODEL (with LLM_BASE_URL and LLM_API_KEY as needed), or `model` in "
+    "your user config file (~/.config/coder/config.toml)"
 )
 
 

@@ -8,6 +8,7 @@ model can read and correct itself from.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -69,9 +70,25 @@ class ToolContext:
     written: set[str] = field(default_factory=set)
     """Paths written through write_file / edit_file: what `fix` may deliver (files that
     commands or test runs create are not part of a repair)."""
+    deadline: float | None = None
+    """`time.monotonic()` at which the run's wall clock runs out (the Agent sets it);
+    commands are cut there, whatever timeout they were given. None: no deadline."""
 
     def approved(self, action: str, detail: str) -> bool:
         return self.approve is None or self.approve(action, detail)
+
+    def time_left(self, limit: float) -> float:
+        """`limit` cut to the time left before the deadline; ToolError when none is left."""
+        if self.deadline is None:
+            return limit
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise ToolError("Not run: the run's wall-clock limit is reached.")
+        return min(limit, left)
+
+    def out_of_time(self) -> bool:
+        """The deadline has passed (a command that ran until it was cut, for one)."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
 
 
 def declined(what: str) -> str:

@@ -1,4 +1,9 @@
-"""Command tools: run_shell and run_tests, both inside the sandbox."""
+"""Command tools: run_shell and run_tests, both inside the sandbox.
+
+Their timeouts are the user's: run_shell's is at most `shell_timeout`, run_tests' is
+`test_timeout`, and both end at the run's deadline (the wall clock), so a call the
+model makes cannot outlast the limits it was given.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,11 @@ class RunShellArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     command: str = Field(description="Shell command, run with sh in the workspace root.")
     timeout: float | None = Field(
-        default=None, gt=0, le=3600, description="Seconds before the command is killed."
+        default=None,
+        gt=0,
+        le=3600,
+        description="Seconds before the command is killed; at most the configured "
+        "shell timeout and the run's time left.",
     )
 
 
@@ -49,11 +58,14 @@ Example: {"tests": ["tests/test_calc.py::test_add"]}"""
 def run_shell(ctx: ToolContext, args: RunShellArgs) -> ToolResult:
     if not ctx.approved("shell", args.command):
         raise ToolError(declined(f"running the command {args.command!r}"))
-    timeout = args.timeout or ctx.shell_timeout
+    # The model may shorten the user's limits, never lift them.
+    wanted = min(args.timeout or ctx.shell_timeout, ctx.shell_timeout)
+    timeout = ctx.time_left(wanted)
     result = ctx.sandbox.exec(args.command, timeout=timeout)
     parts = []
     if result.timed_out:
-        parts.append(f"timed out after {timeout:g}s; the command was killed.")
+        why = "the run's wall-clock limit" if timeout < wanted else "its timeout"
+        parts.append(f"timed out after {timeout:.3g}s ({why}); the command was killed.")
     parts.append(f"exit code: {result.exit_code}")
     if result.stdout:
         parts.append(f"stdout:\n{result.stdout.rstrip()}")
@@ -67,7 +79,8 @@ def run_shell(ctx: ToolContext, args: RunShellArgs) -> ToolResult:
 
 def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
     tests = [_checked_test_id(test) for test in args.tests or []]
-    run = run_pytest(ctx.sandbox, tests or ctx.default_tests, timeout=ctx.test_timeout)
+    timeout = ctx.time_left(ctx.test_timeout)
+    run = run_pytest(ctx.sandbox, tests or ctx.default_tests, timeout=timeout)
     return ToolResult(output=render_test_run(run), exit_code=run.exit_code, data=run.model_dump())
 
 

@@ -1,5 +1,6 @@
 """The loop's guards, each from a failure real agents hit: limits on steps, tokens and
-wall-clock time; the same call repeated; malformed replies or calls in a row.
+wall-clock time (checked before each turn, and cutting a tool call that runs into it);
+the same call repeated; malformed replies or calls in a row.
 
 Each guard keeps its own count and raises (or returns) the stop from coder/agent/stops.py
 that ends the run; the loop records what they say in the trace.
@@ -39,6 +40,14 @@ def check_limits(limits: Limits, turns: int, tokens: int, elapsed: float) -> Non
         raise LimitsExceeded(
             f"wall-clock limit reached: {elapsed:.1f}s of wall_clock={limits.wall_clock:g}"
         )
+
+
+def wall_clock_cut(limits: Limits, tool: str) -> LimitsExceeded:
+    """The stop for a call during which the run's deadline passed (the tools cut their
+    commands there instead of waiting for them)."""
+    return LimitsExceeded(
+        f"wall-clock limit reached during {tool}: wall_clock={limits.wall_clock:g}"
+    )
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ Control flow is a tiny exception tree (coder/agent/stops.py), raised by the guar
     AgentStop                   ends the loop; `status` goes into the report
      ├── Submitted              the model called `finish`             status "finished"
      ├── LimitsExceeded         step, token or wall-clock limit hit   status "limits_exceeded"
+     │                          (the wall clock also cuts a running tool call)
      ├── FormatError            too many malformed calls in a row     status "format_error"
      └── Stuck                  kept repeating after being warned     status "stuck"
 
@@ -21,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from coder.agent.guards import FormatGuard, RepeatGuard, check_limits
+from coder.agent.guards import FormatGuard, RepeatGuard, check_limits, wall_clock_cut
 from coder.agent.memory import abbreviate, compact_history, shrink_old_results, truncate_observation
 from coder.agent.prompts import SYSTEM_PROMPT, task_message
 from coder.agent.stops import AgentStop, Stuck, Submitted
@@ -125,6 +126,8 @@ class Agent:
             task_entry[PRIVATE_DATA] = task_data
         self.messages = [{"role": "system", "content": self.system_prompt}, task_entry]
         self._started = self.clock()
+        # Real time, whatever `clock` is: the tools cut their commands at this moment.
+        self.context.deadline = time.monotonic() + self.config.wall_clock
         self._record("run_start", None, model=getattr(self.model, "name", "?"), task=task)
         return self._loop()
 
@@ -212,6 +215,8 @@ class Agent:
         self._record("tool_call", "tool", **call_event(self.turns, call, result, duration))
         if result.finished:
             return result, Submitted(result.output)
+        if self.context.out_of_time():
+            return result, wall_clock_cut(self.config, call.name)
         return result, self._format_guard.check(result.format_error, abbreviate(result.output, 200))
 
     def _call_tool(self, call: ToolCall) -> ToolResult:

@@ -5,6 +5,14 @@ rc file under .coder/), then a small script reads the data file and prints, for 
 context (a test function's qualified name, `tests.test_calc.test_add`; "" for what ran
 outside any test, such as imports at collection), the lines and arcs it ran. One run
 for many tests instead of one run each; coverage 5 and later.
+
+The script is coder's and lives in `.coder/`, which the sandbox can write, so it runs
+as `python3 -I`: neither its folder nor the workspace is on sys.path, no user site, no
+PYTHON* variables, so no file there shadows the modules it imports. (Its input, the data
+file, is written by the project's own tests and is data like any other: only paths
+the coverage report measured are kept.) Where coverage.py is installed only in the user
+site the script finds none, the contexts come back empty, and tests are measured one by
+one instead.
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ def measure_each_test(
     could not say (then measure tests one by one)."""
     install(sandbox, RC_FILE, _RC.encode())
     install(sandbox, SCRIPT_FILE, _SCRIPT.encode())
-    report = f"printf '\\n{_MARK}\\n'; python3 {SCRIPT_FILE} {DATA_FILE} 2>/dev/null"
+    report = f"printf '\\n{_MARK}\\n'; python3 -I {SCRIPT_FILE} {DATA_FILE} 2>/dev/null"
     epilogue = coverage_epilogue(report)
     runner = coverage_runner(RC_FILE)
     result = exec_pytest(sandbox, tests, timeout, runner=runner, epilogue=epilogue)

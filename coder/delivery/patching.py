@@ -2,6 +2,9 @@
 
 The user's files are written only when each touched file still has the content it had
 when the sandbox copy was taken; otherwise nothing is written and the patch is kept.
+The changes came from a sandbox, so before anything is written every path is checked
+again on the user's side (`check_targets`): the sandbox's rules once more, and no folder
+on the way nor the file itself may be a symlink in the user's repository.
 """
 
 from __future__ import annotations
@@ -9,11 +12,12 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox import IGNORED_DIRS
+from sandbox import IGNORED_DIRS, UnsafeChange, check_change_path
 
 Changes = dict[str, bytes | None]
 KEPT_BYTES = 1 << 20
@@ -77,7 +81,9 @@ def make_patch(before: Mapping[str, bytes | None], changes: Changes) -> str:
 
 
 def apply_changes(repo: Path, changes: Changes, manifest: dict[str, str]) -> ApplyResult:
-    """Write the changes if every touched file is as it was at the snapshot."""
+    """Write the changes if every touched file is as it was at the snapshot; raise
+    UnsafeChange, writing nothing, if any path is unsafe on the user's side."""
+    check_targets(repo, changes)
     result = ApplyResult(
         conflicts=[rel for rel in sorted(changes) if _changed(repo, rel, manifest)]
     )
@@ -87,6 +93,33 @@ def apply_changes(repo: Path, changes: Changes, manifest: dict[str, str]) -> App
         write_atomically(repo / rel, changes[rel])
         result.applied.append(rel)
     return result
+
+
+def check_targets(repo: Path, changes: Changes) -> None:
+    """Refuse (UnsafeChange) a change whose path the sandbox should never have handed
+    back, or that would be written through a symlink, over a folder or below a file in
+    the user's repository."""
+    for rel in sorted(changes):
+        check_change_path(rel)
+        current = repo
+        parts = rel.split("/")
+        for depth, part in enumerate(parts, start=1):
+            current = current / part
+            try:
+                mode = os.lstat(current).st_mode
+            except FileNotFoundError:
+                break
+            shown = "/".join(parts[:depth])
+            if stat.S_ISLNK(mode):
+                raise _refused(rel, f"{shown!r} is a symlink in your repository")
+            wanted = stat.S_ISREG if depth == len(parts) else stat.S_ISDIR
+            if not wanted(mode):
+                kind = "a regular file" if depth == len(parts) else "a folder"
+                raise _refused(rel, f"{shown!r} in your repository is not {kind}")
+
+
+def _refused(rel: str, why: str) -> UnsafeChange:
+    return UnsafeChange(f"refused to apply the change to {rel!r}: {why}; nothing was applied")
 
 
 def _changed(repo: Path, rel: str, manifest: dict[str, str]) -> bool:

@@ -17,14 +17,14 @@ from coder.builtin.gen import BuiltinGenModel
 from coder.builtin.repair import BuiltinRepairModel
 from coder.config import ConfigError, Settings
 from coder.delivery.handover import Delivery, Handover, deliver
-from coder.delivery.patching import Changes, UserFiles
+from coder.delivery.patching import Changes, UserFiles, make_patch
 from coder.delivery.report import RunReport
 from coder.delivery.runs import RunDir, create_run_dir
 from coder.models import Model, make_model
 from coder.models.presets import BUILTIN
 from coder.redaction import Redactor
 from coder.workflows.sandboxes import open_sandbox
-from sandbox import Sandbox
+from sandbox import Sandbox, UnsafeChange
 from tools import Approver, ToolContext, WritePolicy, allow_all_writes, default_registry
 
 Command = Literal["run", "fix", "gen"]
@@ -134,7 +134,11 @@ class Session:
         return Agent(model, registry, context, config, tracer=self.tracer, on_event=hooks.on_event)
 
     def deliver(self, changes: Changes, handover: Handover) -> Delivery:
-        delivery = deliver(self.files, self.run_dir.path, changes, handover, self.redact)
+        try:
+            delivery = deliver(self.files, self.run_dir.path, changes, handover, self.redact)
+        except UnsafeChange as error:  # e.g. a symlink in the user's tree where a change goes
+            patch = make_patch(self.files.originals_of(changes), changes)
+            return Delivery(sorted(changes), patch, refused=str(error))
         if delivery.commit:
             self.hooks.info(f"committed on branch {delivery.branch} ({delivery.commit[:10]})")
         return delivery

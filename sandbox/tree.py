@@ -111,6 +111,8 @@ class Inventory:
     """The bytes of the regular files that differ from the manifest."""
     others: set[str] = field(default_factory=set)
     """Symlinks, FIFOs, sockets, devices: never followed, never delivered."""
+    unread: set[str] = field(default_factory=set)
+    """Regular files whose bytes `changes()` must still fetch (hard links, in an archive)."""
     kept_bytes: int = 0
 
     def add_file(self, rel: str, size: int, handle: IO[bytes]) -> None:
@@ -133,24 +135,32 @@ class Inventory:
         self.files[rel] = digest
 
     def add_alias(self, rel: str, target: str | None) -> None:
-        """A hard link to `target`, seen before it: the same file under another name."""
-        if target not in self.files:
-            self.others.add(rel)
+        """A hard link to `target`, seen before it: the same file under another name;
+        read back through `fetch` when its bytes were not kept."""
+        digest = self.files.get(target or "")
+        if digest is None or (digest != self.manifest.get(rel) and target not in self.changed):
+            self.unread.add(rel)
             return
-        self.files[rel] = self.files[target]
-        if self.files[rel] != self.manifest.get(rel) and target in self.changed:
-            self._keep(rel, self.changed[target])
+        self.files[rel] = digest
+        if digest != self.manifest.get(rel):
+            self._keep(rel, self.changed[target or ""])
 
     def changes(self, fetch: Callable[[str], bytes] | None = None) -> Changes:
         """New or modified files (their bytes) and deleted ones (None), as checked by
-        `checked_changes`; `fetch` reads a changed file whose bytes were not kept."""
+        `checked_changes`; `fetch` reads the files in `unread`."""
+        for rel in sorted(self.unread):
+            data = _fetched(fetch, rel)
+            check_size(rel, len(data))
+            self.files[rel] = hashlib.sha256(data).hexdigest()
+            if self.files[rel] != self.manifest.get(rel):
+                self._keep(rel, data)
         changed: Changes = {}
         for rel in sorted(set(self.files) | set(self.manifest)):
             if rel not in self.files:
                 self._refuse_replaced(rel)
                 changed[rel] = None
             elif self.files[rel] != self.manifest.get(rel):
-                changed[rel] = self.changed[rel] if rel in self.changed else _fetched(fetch, rel)
+                changed[rel] = self.changed[rel]
         return checked_changes(changed)
 
     def _keep(self, rel: str, data: bytes) -> None:

@@ -15,6 +15,16 @@ from tests.helpers import TEST_IMAGE, SandboxFactory
 from tests.llm_server import LLMServer
 
 
+@pytest.fixture(autouse=True)
+def _no_user_config(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The developer's own ~/.config/coder/config.toml (a model, a key) must not reach the
+    tests: each test sees an empty user config folder unless it writes one."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    monkeypatch.delenv("CODER_CONFIG", raising=False)
+
+
 @pytest.fixture
 def llm_server() -> Iterator[LLMServer]:
     """A real OpenAI-compatible server on 127.0.0.1 (see tests/llm_server.py)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import posixpath
 import stat
 import tarfile
 from collections.abc import Iterable, Mapping
@@ -191,6 +192,8 @@ def _add(archive: tarfile.TarFile, full: Path, relative: str) -> bool:
     mode = os.lstat(full).st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
         return False  # sockets, FIFOs and devices have no place in a workspace
+    if stat.S_ISLNK(mode) and _leads_out(relative, os.readlink(full)):
+        return False  # docker refuses to unpack it, and nothing could follow it in there
     info = archive.gettarinfo(str(full), arcname=relative)
     if info.isfile():
         with open(full, "rb") as handle:
@@ -198,6 +201,14 @@ def _add(archive: tarfile.TarFile, full: Path, relative: str) -> bool:
     else:
         _own(archive, info)
     return True
+
+
+def _leads_out(relative: str, target: str) -> bool:
+    """A relative symlink at `relative` whose target is above the repository's root."""
+    if posixpath.isabs(target):
+        return False
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(relative), target))
+    return joined == ".." or joined.startswith("../")
 
 
 def _own(

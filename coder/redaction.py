@@ -3,7 +3,8 @@ JUnit, patches, error messages) passes through a `Redactor` first.
 
 It hides the secret values it is given (the API key, the values of secret-looking
 environment variables) as written, JSON-escaped and URL-encoded, and every string shaped
-like a key (`sk-...`, `Bearer ...`, GitHub tokens) even when nobody named its value.
+like a key (`sk-...`, `Bearer ...`, GitHub tokens) even when nobody named its value. A
+secret cut short where a long text was abbreviated ("live-9f8e…") is hidden too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from sandbox import secret_values
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
 """Shorter values are too likely to occur by chance in ordinary text to be hidden."""
+MIN_CUT_LENGTH = 4
+"""The shortest start of a secret hidden before a cut ("…")."""
+CUT = "…"
 
 # Key shapes worth hiding even when nobody told us the value.
 _KEY_SHAPES = [
@@ -40,6 +44,9 @@ class Redactor:
         forms = sorted({form for secret in known for form in _written_forms(secret)}, key=len)
         # Longest first, so that a secret containing another is hidden whole.
         self._known = re.compile("|".join(map(re.escape, reversed(forms)))) if forms else None
+        starts = {form[:end] for form in forms for end in range(MIN_CUT_LENGTH, len(form))}
+        cut = "|".join(map(re.escape, sorted(starts, key=len, reverse=True)))
+        self._cut = re.compile(f"(?:{cut})(?={CUT})") if starts else None
 
     @classmethod
     def from_environment(
@@ -66,6 +73,8 @@ class Redactor:
         """`text` with each known secret and each key-shaped string hidden."""
         if self._known is not None:
             text = self._known.sub(REDACTED, text)
+        if self._cut is not None and CUT in text:
+            text = self._cut.sub(REDACTED, text)
         for pattern, replacement in _KEY_SHAPES:
             text = pattern.sub(replacement, text)
         return text

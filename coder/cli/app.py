@@ -1,10 +1,15 @@
 """The `coder` app: its commands, and `main()`, which maps every way a command can end to
-an exit code in one place (usage errors exit 2 with one line; Ctrl-C exits 130)."""
+an exit code in one place (usage errors exit 2 with one line; Ctrl-C exits 130). What it
+prints, a bug's traceback included, hides the secrets of the environment and the key of
+the user config file, even before any setting could be read."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import tomllib
+import traceback
 from types import FrameType
 from typing import Annotated
 
@@ -14,11 +19,12 @@ from coder import __version__
 from coder.cli.doctor import doctor
 from coder.cli.fix import fix
 from coder.cli.gen import gen
-from coder.cli.render import fail, warn
+from coder.cli.render import crash, fail, hide_also, warn
 from coder.cli.run import run
 from coder.cli.sandbox import sandbox_app
 from coder.cli.trace import trace_app
 from coder.cli.undo import undo
+from coder.config import user_config_path
 from coder.errors import CoderError, ExitCode, UsageError
 from sandbox import SandboxError, SandboxUnavailable
 
@@ -67,6 +73,27 @@ def _on_terminate(signum: int, frame: FrameType | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: maps every expected failure to one line and an exit code."""
     signal.signal(signal.SIGTERM, _on_terminate)
+    hide_also(_configured_keys())
+    try:
+        return _run(argv)
+    except Exception:  # a bug: its traceback, every secret in it hidden
+        crash(traceback.format_exc())
+        return ExitCode.INCOMPLETE
+
+
+def _configured_keys() -> list[str]:
+    """The API key of the user config file, which no environment variable holds; an error
+    before the settings are read (a setting given the key by mistake) may show it."""
+    try:
+        path = user_config_path(os.environ)
+        text = path.read_text(encoding="utf-8") if path and path.is_file() else ""
+        key = tomllib.loads(text).get("api_key")
+    except (CoderError, OSError, ValueError):  # the settings will say what is wrong
+        return []
+    return [key] if isinstance(key, str) else []
+
+
+def _run(argv: list[str] | None) -> int:
     command = typer.main.get_command(app)
     try:
         result = command.main(

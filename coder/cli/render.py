@@ -1,11 +1,15 @@
 """What the person at the terminal sees: live progress, confirmations and one-line errors
-on stderr, and each command's report on stdout (or, with `--json`, one JSON object)."""
+on stderr, and each command's report on stdout (or, with `--json`, one JSON object).
+
+Everything printed passes through the one Redactor first: both consoles hide every secret
+value in what they are given (before rich wraps a line, which could split a key), and a
+report is redacted before it is summarised or dumped."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from pydantic import BaseModel
@@ -13,11 +17,47 @@ from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Confirm
 from rich.syntax import Syntax
+from rich.text import Text
 
 from coder.delivery.report import DeliveredReport, FixReport, GenReport, RunReport
+from coder.redaction import Redactor
 from tools import Approver
 
-err_console = Console(stderr=True, highlight=False)
+_ALSO_HIDDEN: list[str] = []
+
+
+def hide_also(secrets: Iterable[str]) -> None:
+    """Hide these values too in all that is printed from now on: keys no environment
+    variable holds (the user config file's)."""
+    _ALSO_HIDDEN[:] = secrets
+
+
+def redactor() -> Redactor:
+    """What printing hides: the environment's secrets as they are now, and `hide_also`'s."""
+    return Redactor.from_environment(*_ALSO_HIDDEN)
+
+
+class RedactingConsole(Console):
+    """A console that hides every secret in the text it is given. Emoji codes stay text
+    (`compat:m:` is a model name, not Ⓜ)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(highlight=False, emoji=False, **options)
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        redact = redactor()
+        super().print(*(_hidden(item, redact) for item in objects), **options)
+
+
+def _hidden(item: Any, redact: Redactor) -> Any:
+    if isinstance(item, str):
+        return redact.text(item)
+    if isinstance(item, Text) and redact.text(item.plain) != item.plain:
+        return Text(redact.text(item.plain), style=item.style)
+    return item  # other renderables are built from redacted reports
+
+
+err_console = RedactingConsole(stderr=True)
 Report = TypeVar("Report", bound=BaseModel)
 Details = ParamSpec("Details")
 
@@ -35,8 +75,14 @@ def info(message: str) -> None:
     err_console.print(f"[cyan]coder:[/] {escape(message)}", soft_wrap=True)
 
 
+def crash(traceback: str) -> None:
+    """A bug's traceback, as plain text."""
+    err_console.print(traceback.rstrip(), markup=False, soft_wrap=True)
+
+
 def _short(value: Any, limit: int = 80) -> str:
-    text = " ".join(str(value).split())
+    """One line of at most `limit` characters, secrets hidden before it is cut."""
+    text = redactor().text(" ".join(str(value).split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -81,12 +127,13 @@ def print_report(
     *args: Details.args,
     **details: Details.kwargs,
 ) -> None:
-    """The report as one JSON object on stdout, or `summary(console, report, **details)`
-    for a person (progress went to stderr)."""
+    """The report, redacted, as one JSON object on stdout, or `summary(console, report,
+    **details)` for a person (progress went to stderr)."""
+    data = redactor()(report.model_dump(mode="json"))
     if json_output:
-        print(json.dumps(report.model_dump(mode="json")))
+        print(json.dumps(data))
     else:
-        summary(Console(highlight=False), report, *args, **details)
+        summary(RedactingConsole(), type(report).model_validate(data), *args, **details)
 
 
 def run_summary(out: Console, report: RunReport, *, dry_run: bool) -> None:
@@ -106,6 +153,8 @@ def run_summary(out: Console, report: RunReport, *, dry_run: bool) -> None:
 def _run_changes(out: Console, report: RunReport, dry_run: bool) -> None:
     if not report.changed_files:
         out.print("No files changed.")
+    elif report.status == "refused":
+        _refused(out, report)
     elif dry_run:
         _dry_run(out, report)
     elif report.applied:
@@ -183,7 +232,9 @@ def _possible_bugs(out: Console, report: GenReport) -> None:
 def _delivery(out: Console, report: DeliveredReport, dry_run: bool) -> None:
     if not report.changed_files:
         return
-    if dry_run:
+    if report.status == "refused":
+        _refused(out, report)
+    elif dry_run:
         _dry_run(out, report)
     elif report.branch:
         out.print(
@@ -198,6 +249,13 @@ def _delivery(out: Console, report: DeliveredReport, dry_run: bool) -> None:
             + ", ".join(report.conflicts)
             + f" during the run. The patch is at {report.patch_file}[/]"
         )
+
+
+def _refused(out: Console, report: RunReport) -> None:
+    out.print(
+        "[yellow]Not applied: the changes hold a secret value (see above). The patch, "
+        f"redacted, is at {report.patch_file}[/]"
+    )
 
 
 def _dry_run(out: Console, report: RunReport) -> None:

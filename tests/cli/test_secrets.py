@@ -198,12 +198,35 @@ def test_a_secret_the_user_already_had_in_a_file_does_not_block_a_change(
     assert _leaks(KEY, out, err) == []
 
 
+def test_no_part_of_the_key_shows_where_a_long_text_is_cut(
+    calc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Progress lines (70 characters) and trace fields (300) are cut short: a key that
+    straddles the cut shows no part of itself."""
+    monkeypatch.setenv("LLM_API_KEY", KEY)
+    on_stderr = {"path": "tests/data/notes.txt", "content": f"TOKEN = {KEY}\n"}
+    in_trace = {"path": "notes.txt", "content": "x" * 290 + KEY}
+    writes = [{"name": "write_file", "arguments": args} for args in (on_stderr, in_trace)]
+    finish = {"name": "finish", "arguments": {"summary": "done"}}
+    script = _script(tmp_path / "cut.json", [{"tool_calls": writes}, {"tool_calls": [finish]}])
+    argv = ["run", "x", "--repo", str(calc), "--model", f"scripted:{script}", "--sandbox", "local"]
+    assert main([*argv, "--json"]) == 1
+    out, err = capsys.readouterr()
+    trace = Path(json.loads(out)["trace"]).read_text()
+    assert "write_file" in err and "x" * 200 in trace
+    assert KEY[:8] not in err and KEY[:8] not in trace
+
+
 # --- coder fix: a verified repair that carries a secret --------------------------------
 
 
 def _fix_script(path: Path, token: str | None, summary: str) -> Path:
-    """A `coder fix` model whose repair is correct, and (with `token`) adds a secret."""
-    new = FIXED if token is None else f"{FIXED}\n    token = {token!r}"
+    """A `coder fix` model whose repair is correct, and (with `token`) adds a test whose id
+    is a secret: it reaches the final run and so the JUnit file."""
+    new = FIXED
+    if token is not None:
+        new += f"\n\n\n@pytest.mark.parametrize('token', [{token!r}])\ndef test_token(token):"
+        new += "\n    assert token"
     edit = {"path": TEST_FILE, "old": "assert add(2, 3) == 6", "new": new}
     replies = [
         {"tool_calls": [{"name": "edit_file", "arguments": edit}]},
@@ -233,6 +256,7 @@ def test_fix_refuses_a_verified_repair_that_writes_a_secret(
     assert report["applied"] is False and report["commit"] is None
     assert git(calc, "branch", "--list", "coder/leak") == ""
     assert git(calc, "status", "--porcelain") == ""
+    assert 'name="test_token[[REDACTED]]"' in junit.read_text()
     assert _leaks(KEY, out, err, repo=calc, files=(junit,)) == []
 
 

@@ -47,7 +47,9 @@ _MAX_STREAM_BYTES = 8 * 1024 * 1024
 # Seconds to wait for a killed command's output stream to close.
 _GRACE_SECONDS = 10.0
 # Finding pytest without importing it keeps ~0.1 s of `import pytest` out of every start-up;
-# a pytest that is installed but broken shows up in the first test run instead.
+# a pytest that is installed but broken shows up in the first test run instead. Not run
+# isolated on purpose: it must see pytest as the test runs will (the user site of
+# --setup, the workspace); it runs before the model and only its exit status is used.
 _FIND_PYTEST = (
     "import importlib.util, sys; "
     "sys.exit(None if importlib.util.find_spec('pytest') else \"No module named 'pytest'\")"

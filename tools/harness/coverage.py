@@ -108,6 +108,9 @@ def coverage_epilogue(before_cleanup: str = "") -> str:
     """The `epilogue` for exec_pytest: the JSON report after its marker, then
     `before_cleanup` (which may still read the data file), then the files go."""
     extra = f"{before_cleanup}; " if before_cleanup else ""
+    # Not `python3 -I`: it must be the coverage.py that wrote the data (maybe in the user
+    # site of --setup). Its input is written by the project's tests, so its report is
+    # data that only tunes gen's choices; the changes a run delivers are checked apart.
     return (
         f"printf '\\n{_MARK}\\n'; python3 -m coverage json {_OPTIONS} -o {JSON_PATH} -q >&2 "
         f"&& cat {JSON_PATH}; {extra}rm -f {DATA_FILE} {JSON_PATH}"

@@ -1,0 +1,259 @@
+"""Running mutants in a sandbox: each one written over its file, only its tests run, the
+file's original bytes put back.
+
+One pytest process per mutant (`-x`, so the first failing test ends it) against the
+tests the caller names for it, through the harness's plugin, so a kill names its test.
+The original bytes are restored when the next mutant is of another file and at the
+end, in a `finally`: also on errors and interrupts.
+
+Stale bytecode: Python trusts a cached `.pyc` whose recorded source mtime (seconds) and
+size match, so a mutant written within the same second as the original and of the same
+size (`<` -> `>`) would run the original's bytecode and falsely survive. pytest runs with
+PYTHONDONTWRITEBYTECODE=1, and the mutated module's `__pycache__/<module>.*.pyc` is
+removed before the first run and after every run.
+
+Outcomes: killed (by a failing test), timed out and error (the mutant broke the import
+of a test module) count as killed, and say so; survived and not covered (no test to run)
+count as survived; invalid (the tests do not pass without the mutant either) counts in
+no score.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from sandbox import Sandbox
+from tools.harness.mutants import Mutant, apply_mutant
+from tools.harness.runner import DEFAULT_RUNNER, collect_test_run, exec_pytest
+from tools.harness.testrun import TestOutcome, TestRun
+
+MutantStatus = Literal["killed", "timed_out", "error", "survived", "not_covered", "invalid"]
+KILLED = frozenset({"killed", "timed_out", "error"})
+"""The statuses that count as killed."""
+_SURVIVED = frozenset({"survived", "not_covered"})
+_RUNNER = f"{DEFAULT_RUNNER} -x"
+_REASON_CHARS = 200
+
+
+@dataclass(frozen=True)
+class MutantOutcome:
+    """What the tests did against one mutant, and why that is the status."""
+
+    mutant: Mutant
+    status: MutantStatus
+    reason: str
+    killed_by: str | None = None
+    """The node id of the failing test, or of the test module that failed to import."""
+    tests: tuple[str, ...] = ()
+    duration: float = 0.0
+
+    @property
+    def killed(self) -> bool:
+        return self.status in KILLED
+
+
+@dataclass(frozen=True)
+class OperatorScore:
+    killed: int
+    total: int
+
+    @property
+    def score(self) -> float | None:
+        return self.killed / self.total if self.total else None
+
+
+@dataclass(frozen=True)
+class MutationResult:
+    """The outcomes in run order, and the mutants left unrun and why (`stopped`)."""
+
+    outcomes: tuple[MutantOutcome, ...] = ()
+    not_run: tuple[Mutant, ...] = ()
+    stopped: Literal["", "first kill", "budget"] = ""
+    duration: float = 0.0
+
+    @property
+    def counted(self) -> list[MutantOutcome]:
+        return [outcome for outcome in self.outcomes if outcome.status != "invalid"]
+
+    @property
+    def killed(self) -> int:
+        return sum(outcome.killed for outcome in self.counted)
+
+    @property
+    def total(self) -> int:
+        return len(self.counted)
+
+    @property
+    def score(self) -> float | None:
+        """Killed over run (invalid outcomes left out); None when none was run."""
+        return self.killed / self.total if self.total else None
+
+    @property
+    def by_operator(self) -> dict[str, OperatorScore]:
+        tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for outcome in self.counted:
+            tally[outcome.mutant.operator][0] += outcome.killed
+            tally[outcome.mutant.operator][1] += 1
+        return {name: OperatorScore(*tally[name]) for name in sorted(tally)}
+
+    @property
+    def survivors(self) -> list[MutantOutcome]:
+        return [outcome for outcome in self.outcomes if outcome.status in _SURVIVED]
+
+
+def mutant_timeout(baseline_s: float) -> float:
+    """A per-mutant timeout for tests that took `baseline_s` on the original code: a
+    mutant that makes them much slower most likely loops."""
+    return 3.0 * baseline_s + 5.0
+
+
+def run_mutants(
+    sandbox: Sandbox,
+    mutants: Sequence[Mutant],
+    tests_for: Callable[[Mutant], Sequence[str]],
+    *,
+    timeout_s: float,
+    budget_s: float | None = None,
+    stop_at_first_kill: bool = False,
+) -> MutationResult:
+    """Run each mutant against the tests `tests_for` names for it (node ids or paths that
+    pass on the original code), in order, until all ran, one killed (with
+    `stop_at_first_kill`) or `budget_s` seconds went by. A run is never allowed past the
+    budget: one that the budget cuts short is left unrun, not counted as timed out.
+
+    ValueError when a mutant's file in the sandbox is not the text it was made from.
+    """
+    started = time.monotonic()
+    files = _Files(sandbox, mutants)
+    outcomes: list[MutantOutcome] = []
+    pending = list(mutants)
+    stopped: Literal["", "first kill", "budget"] = ""
+    try:
+        while pending and not stopped:
+            left = None if budget_s is None else budget_s - (time.monotonic() - started)
+            outcome = _run_one(files, pending[0], tests_for, timeout_s, left)
+            if outcome is None:
+                stopped = "budget"
+                break
+            outcomes.append(outcome)
+            pending.pop(0)
+            if stop_at_first_kill and outcome.killed:
+                stopped = "first kill"
+    finally:
+        files.restore()
+    return MutationResult(tuple(outcomes), tuple(pending), stopped, time.monotonic() - started)
+
+
+def _run_one(
+    files: _Files,
+    mutant: Mutant,
+    tests_for: Callable[[Mutant], Sequence[str]],
+    timeout_s: float,
+    left: float | None,
+) -> MutantOutcome | None:
+    """The mutant's outcome, or None when the budget does not allow its run."""
+    tests = tuple(tests_for(mutant))
+    if not tests:
+        return MutantOutcome(mutant, "not_covered", "no test runs this line: not run")
+    if left is not None and left <= 0:
+        return None
+    timeout = timeout_s if left is None else min(timeout_s, left)
+    files.write(mutant)
+    run = files.pytest(mutant.path, tests, timeout)
+    if run.timed_out and timeout < timeout_s:
+        return None
+    return _judge(mutant, tests, run, timeout) or _unclear(files, mutant, tests, run, timeout)
+
+
+def _judge(
+    mutant: Mutant, tests: tuple[str, ...], run: TestRun, timeout: float
+) -> MutantOutcome | None:
+    """The outcome a run shows plainly; None when pytest failed without a failing test."""
+    failure = run.failures[0] if run.failures else None
+    if run.timed_out:
+        reason = f"the tests ran past {timeout:g}s (counted as killed: the mutant likely loops)"
+        return MutantOutcome(mutant, "timed_out", reason, run.running, tests, run.duration)
+    if failure is not None and "::" not in failure.nodeid:
+        reason = f"{failure.nodeid} failed to import: {_why(failure)} (counted as killed)"
+        return MutantOutcome(mutant, "error", reason, failure.nodeid, tests, run.duration)
+    if failure is not None:
+        return MutantOutcome(mutant, "killed", _why(failure), failure.nodeid, tests, run.duration)
+    if run.ok:
+        reason = f"{run.passed} passed, {run.skipped} skipped with the mutant"
+        return MutantOutcome(mutant, "survived", reason, None, tests, run.duration)
+    return None
+
+
+def _unclear(
+    files: _Files, mutant: Mutant, tests: tuple[str, ...], run: TestRun, timeout: float
+) -> MutantOutcome:
+    """pytest failed with no test failing (a conftest that no longer imports, a crash, no
+    test collected): the mutant's doing only if the tests pass without it."""
+    files.restore()
+    without = files.pytest(mutant.path, tests, timeout)
+    said = f"pytest exited {run.exit_code} with no failing test: {_last_line(run)}"
+    duration = run.duration + without.duration
+    if without.ok:
+        reason = f"{said}; the tests pass without the mutant (counted as killed)"
+        return MutantOutcome(mutant, "error", reason, None, tests, duration)
+    reason = f"{said}; the tests do not pass without the mutant either (not counted)"
+    return MutantOutcome(mutant, "invalid", reason, None, tests, duration)
+
+
+class _Files:
+    """The original bytes of every mutated file, each mutant's bytes, and the one file
+    that holds a mutant now."""
+
+    def __init__(self, sandbox: Sandbox, mutants: Sequence[Mutant]) -> None:
+        self.sandbox = sandbox
+        paths = dict.fromkeys(mutant.path for mutant in mutants)
+        self.originals = {path: sandbox.read(path) for path in paths}
+        texts = {path: data.decode("utf-8") for path, data in self.originals.items()}
+        self.mutated = {m: apply_mutant(texts[m.path], m).encode("utf-8") for m in mutants}
+        self.dirty: str | None = None
+        if self.originals:
+            sandbox.exec(" ; ".join(map(_drop_bytecode, self.originals)), timeout=30)
+
+    def write(self, mutant: Mutant) -> None:
+        if self.dirty != mutant.path:
+            self.restore()
+        self.dirty = mutant.path
+        self.sandbox.write(mutant.path, self.mutated[mutant])
+
+    def restore(self) -> None:
+        if self.dirty is not None:
+            self.sandbox.write(self.dirty, self.originals[self.dirty])
+            self.dirty = None
+
+    def pytest(self, path: str, tests: tuple[str, ...], timeout: float) -> TestRun:
+        """The run of `tests`, its `duration` the whole exec's (pytest's start included)."""
+        result = exec_pytest(
+            self.sandbox, list(tests), timeout, runner=_RUNNER, epilogue=_drop_bytecode(path)
+        )
+        run = collect_test_run(self.sandbox, result, timeout)
+        run.duration = result.duration
+        return run
+
+
+def _drop_bytecode(path: str) -> str:
+    """Shell that removes the cached bytecode of the module at `path`."""
+    folder, name = posixpath.split(path)
+    cached = posixpath.join(folder, "__pycache__", name.removesuffix(".py"))
+    return f"rm -f -- {shlex.quote(cached)}.*.pyc"
+
+
+def _why(failure: TestOutcome) -> str:
+    text = f"{failure.exc_type or failure.outcome}: {failure.message}".strip().rstrip(":")
+    first = text.splitlines()[0] if text else failure.outcome
+    return first if len(first) <= _REASON_CHARS else first[: _REASON_CHARS - 1] + "…"
+
+
+def _last_line(run: TestRun) -> str:
+    lines = [line for line in run.output_tail.splitlines() if line.strip()]
+    return lines[-1][:_REASON_CHARS] if lines else "no output"

@@ -16,6 +16,7 @@ from sandbox.base import (
     SandboxError,
     SandboxUnavailable,
 )
+from sandbox.bubblewrap import bubblewrap_path, bubblewrap_problem
 from sandbox.env import scrub_environment, secret_values
 from sandbox.local import LocalSandbox, LocalSandboxConfig
 from sandbox.paths import (
@@ -26,7 +27,6 @@ from sandbox.paths import (
     clean_relative,
     resolve_inside,
 )
-from sandbox.process import bubblewrap_path
 
 __all__ = [
     "DEFAULT_CPUS",
@@ -46,6 +46,7 @@ __all__ = [
     "SandboxUnavailable",
     "UnsafeChange",
     "bubblewrap_path",
+    "bubblewrap_problem",
     "check_change_path",
     "clean_relative",
     "resolve_inside",

@@ -1,8 +1,10 @@
 """LocalSandbox: a temporary copy of the repository and rlimited subprocesses.
 
-Weaker isolation than Docker: commands run as the current user and see the host's
-file system. The copy protects the user's tree from edits through the sandbox's own
-paths; bubblewrap, when it works, turns the network off and confines the process tree.
+Weaker isolation than Docker. Under bubblewrap (sandbox/bubblewrap.py) a command sees
+the host read-only, with the user's home and repository hidden, its own /proc, no
+network, and only the sandbox's workspace, home and tmp writable. Without bubblewrap
+commands run as the current user and can read and change what the user can: the copy
+then only protects the user's tree from edits through the sandbox's own paths.
 """
 
 from __future__ import annotations
@@ -21,9 +23,17 @@ from sandbox.base import (
     Lifecycle,
     SandboxError,
 )
+from sandbox.bubblewrap import (
+    Confinement,
+    Interpreter,
+    bubblewrap_path,
+    confined_argv,
+    find_interpreter,
+    user_homes,
+)
 from sandbox.env import scrub_environment
 from sandbox.paths import clean_relative, is_inside, resolve_inside
-from sandbox.process import bubblewrap_path, command_argv, run_limited
+from sandbox.process import run_limited, shell_argv
 from sandbox.tree import copy_tree, entries_under, inventory_of_tree, remove_tree
 
 
@@ -58,6 +68,7 @@ class LocalSandbox(Lifecycle):
         self.config = config or LocalSandboxConfig()
         self._base: Path | None = None
         self._manifest: dict[str, str] = {}
+        self._interpreter: Interpreter | None = None
 
     def start(self) -> None:
         if self._base is not None:
@@ -87,13 +98,15 @@ class LocalSandbox(Lifecycle):
     @property
     def isolation(self) -> str:
         """One line telling users how strongly commands are isolated."""
-        if self.config.network:
-            network = "network on (allowed by config)"
-        elif bubblewrap_path() is not None:
+        if bubblewrap_path() is not None:
+            how = "under bubblewrap (host read-only, own /proc, your home and repository hidden)"
             network = "network off (bubblewrap)"
         else:
+            how = "NO isolation (bubblewrap not available): commands act as you on this machine"
             network = "network ON (bubblewrap not available)"
-        return f"local: temp copy, rlimits, {network}; weaker isolation than Docker"
+        if self.config.network:
+            network = "network on (allowed by config)"
+        return f"local: temp copy, rlimits, {how}, {network}; weaker isolation than Docker"
 
     def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         """Run `command` with the shell in the workspace root; kill its tree on timeout."""
@@ -102,9 +115,10 @@ class LocalSandbox(Lifecycle):
             "HOME": str(base / "home"),
             "TMPDIR": str(base / "tmp"),
         }
-        argv = command_argv(
-            command, self.root, bwrap=bubblewrap_path(), network=self.config.network
-        )
+        argv = shell_argv(command)
+        bwrap = bubblewrap_path()
+        if bwrap is not None:
+            argv = self._confined(bwrap, argv, env)
         return run_limited(
             argv,
             cwd=self.root,
@@ -112,6 +126,24 @@ class LocalSandbox(Lifecycle):
             timeout=self.config.default_timeout if timeout is None else timeout,
             limits=self.config,
         )
+
+    def _confined(self, bwrap: str, argv: list[str], env: dict[str, str]) -> list[str]:
+        """`argv` inside bubblewrap; `env` gets the interpreter first on PATH if PATH's
+        python3 is a wrapper (a pyenv shim) that the hidden home would break."""
+        base = self._started()
+        if self._interpreter is None:
+            self._interpreter = find_interpreter(env.get("PATH", os.defpath), self.root)
+        interpreter = self._interpreter
+        if interpreter.bin_dir is not None:
+            env["PATH"] = os.pathsep.join([interpreter.bin_dir, env.get("PATH", os.defpath)])
+        confinement = Confinement(
+            base=base,
+            writable=(self.root, base / "home", base / "tmp"),
+            hidden=(self.source, *user_homes()),
+            visible=interpreter.folders,
+            network=self.config.network,
+        )
+        return confined_argv(bwrap, confinement, self.root, argv)
 
     def read(self, path: str) -> bytes:
         target = resolve_inside(self.root, path)

@@ -1,4 +1,4 @@
-"""Run one shell command with rlimits, a hard timeout and, when it works, bubblewrap."""
+"""Run one shell command with rlimits and a hard timeout, its whole process group killed."""
 
 from __future__ import annotations
 
@@ -23,9 +23,6 @@ TIMEOUT_EXIT_CODE = 124
 _MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 # How long to wait for a killed process group to be reaped before giving up on it.
 _REAP_SECONDS = 5.0
-# --unshare-pid makes the command's whole tree die with bwrap, even processes that
-# left the process group with setsid; --die-with-parent ties bwrap to us.
-_BWRAP_BASE = ("--die-with-parent", "--unshare-pid", "--dev-bind", "/", "/", "--proc", "/proc")
 
 
 class Limits(Protocol):
@@ -38,31 +35,13 @@ class Limits(Protocol):
 
 
 @functools.cache
-def bubblewrap_path() -> str | None:
-    """The `bwrap` binary if it can create the namespaces we use here, else None (tried once)."""
-    binary = shutil.which("bwrap")
-    if binary is None:
-        return None
-    probe = [binary, *_BWRAP_BASE, "--unshare-net", "--", "/bin/sh", "-c", "true"]
-    try:
-        completed = subprocess.run(probe, capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return binary if completed.returncode == 0 else None
-
-
-@functools.cache
 def _shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
-def command_argv(command: str, cwd: Path, *, bwrap: str | None, network: bool) -> list[str]:
-    """The argv that runs `command` in `cwd`, inside bubblewrap when `bwrap` is given."""
-    shell = [_shell(), "-c", command]
-    if bwrap is None:
-        return shell
-    network_flags = [] if network else ["--unshare-net"]
-    return [bwrap, *_BWRAP_BASE, *network_flags, "--chdir", str(cwd), "--", *shell]
+def shell_argv(command: str) -> list[str]:
+    """The argv that runs `command` with bash (or sh where there is no bash)."""
+    return [_shell(), "-c", command]
 
 
 def run_limited(

@@ -157,7 +157,10 @@ def _wait_for(predicate: Any, seconds: float) -> bool:
 
 
 def test_ctrl_c_exits_130_and_leaves_the_tree_untouched(calc: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "started"
+    # The sandbox cannot write outside its workspace, so the test looks for the marker
+    # there: coder makes its sandboxes under the TMPDIR it is given.
+    sandboxes = tmp_path / "sandboxes"
+    sandboxes.mkdir()
     script = tmp_path / "slow.json"
     script.write_text(
         json.dumps(
@@ -172,7 +175,7 @@ def test_ctrl_c_exits_130_and_leaves_the_tree_untouched(calc: Path, tmp_path: Pa
                 },
                 {
                     "tool_calls": [
-                        {"name": "run_shell", "arguments": {"command": f"touch {marker}; sleep 60"}}
+                        {"name": "run_shell", "arguments": {"command": "touch started; sleep 60"}}
                     ]
                 },
                 {"tool_calls": [{"name": "finish", "arguments": {"summary": "never"}}]},
@@ -180,6 +183,7 @@ def test_ctrl_c_exits_130_and_leaves_the_tree_untouched(calc: Path, tmp_path: Pa
         )
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_")}
+    env["TMPDIR"] = str(sandboxes)
     process = subprocess.Popen(
         [
             sys.executable,
@@ -200,7 +204,8 @@ def test_ctrl_c_exits_130_and_leaves_the_tree_untouched(calc: Path, tmp_path: Pa
         env=env,
     )
     try:
-        assert _wait_for(marker.exists, 30), "the shell command never started"
+        started = "coder-local-*/workspace/started"
+        assert _wait_for(lambda: any(sandboxes.glob(started)), 30), "the command never started"
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
     finally:

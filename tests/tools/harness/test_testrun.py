@@ -170,18 +170,19 @@ def test_no_tests_collected(tmp_path: Path) -> None:
 
 
 def test_a_repeated_test_keeps_a_failure_from_any_of_its_runs(tmp_path: Path) -> None:
-    counter = tmp_path / "count"
+    # The counter lives in the workspace: the sandbox cannot write anywhere else.
     (tmp_path / "repo" / "tests").mkdir(parents=True)
     (tmp_path / "repo" / "tests" / "test_f.py").write_text(
         "import os\n\n\ndef test_second_run_fails():\n"
-        f"    path = {str(counter)!r}\n"
+        "    path = 'count'\n"
         "    n = int(open(path).read()) if os.path.exists(path) else 0\n"
         "    open(path, 'w').write(str(n + 1))\n"
         "    assert n != 1\n"
     )
     with LocalSandbox(tmp_path / "repo") as sandbox:
         run = run_pytest(sandbox, ["tests/test_f.py"] * 3 + ["--keep-duplicates"], timeout=60)
-    assert counter.read_text() == "3"  # ran three times in one process
+        counted = sandbox.read("count")
+    assert counted == b"3"  # ran three times in one process
     assert run.outcomes == {"tests/test_f.py::test_second_run_fails": "failed"}
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -83,7 +83,7 @@ def mutants_for(
         edits = [e for e in edits if wanted.intersection(range(e.first_line, e.last_line + 1))]
     checker = _Checker(tree, text)
     chosen = _spread(edits, limit, checker) if limit is not None else checker.valid(edits)
-    chosen.sort(key=lambda e: (e.start, e.end, OPERATORS.index(e.operator), e.text))
+    chosen.sort(key=lambda e: (e.start, e.end, _rank(e.operator)))  # stable: n+1 before n-1
     return [_mutant(text, path, edit) for edit in chosen]
 
 
@@ -109,56 +109,68 @@ def _mutant(text: SourceText, path: str, edit: Edit) -> Mutant:
 
 
 def _spread(edits: list[Edit], limit: int, checker: _Checker) -> list[Edit]:
-    """At most `limit` valid edits: a round over the lines, taking on each line the
-    edit whose operator was taken least so far (then by OPERATORS' order, then place)."""
-    by_line: dict[int, list[Edit]] = defaultdict(list)
-    for edit in edits:
-        by_line[edit.first_line].append(edit)
-    taken: Counter[str] = Counter()
-    chosen: list[Edit] = []
-    while len(chosen) < limit and any(by_line.values()):
-        for line in sorted(by_line):
-            waiting = by_line[line]
-            while waiting and len(chosen) < limit:
-                best = min(waiting, key=lambda e: (taken[e.operator], OPERATORS.index(e.operator)))
-                waiting.remove(best)
-                if checker.is_valid(best):
-                    chosen.append(best)
-                    taken[best.operator] += 1
-                    break
+    """At most `limit` valid edits, each the one whose line, then operator, was taken
+    least so far (then by OPERATORS' order and place): every line once before any twice,
+    and the operators mixed."""
+    lines: Counter[int] = Counter()
+    operators: Counter[str] = Counter()
+    waiting, chosen = list(edits), []
+    while waiting and len(chosen) < limit:
+        best = min(
+            waiting,
+            key=lambda e: (lines[e.first_line], operators[e.operator], _rank(e.operator)),
+        )
+        waiting.remove(best)
+        if checker.is_valid(best):
+            chosen.append(best)
+            lines[best.first_line] += 1
+            operators[best.operator] += 1
     return chosen
 
 
+def _rank(operator: str) -> int:
+    return OPERATORS.index(operator)
+
+
 class _Checker:
-    """Whether a mutated source still parses. Only the top-level statement holding the
-    edit is parsed again (it starts at column 0, so it parses on its own): a module of
-    a few hundred lines has hundreds of mutants."""
+    """Whether a mutated source still parses. Only the smallest function or class around
+    the edit (else its top-level statement) is parsed again, under an `if 1:` when it is
+    indented: a module of a few hundred lines has hundreds of mutants."""
 
     def __init__(self, tree: ast.Module, text: SourceText) -> None:
         self.text = text
-        self._blocks = [self._block(statement) for statement in tree.body]
+        definitions = [node for node in ast.walk(tree) if isinstance(node, _DEFINITIONS)]
+        self._blocks = sorted(
+            (self._block(node) for node in [*tree.body, *definitions]),
+            key=lambda block: block[1] - block[0],
+        )
 
     def valid(self, edits: list[Edit]) -> list[Edit]:
         return [edit for edit in edits if self.is_valid(edit)]
 
     def is_valid(self, edit: Edit) -> bool:
         source = self.text.source
-        start, end = next(
-            ((s, e) for s, e in self._blocks if s <= edit.start and edit.end <= e),
-            (0, len(source)),
+        start, end, indented = next(
+            (b for b in self._blocks if b[0] <= edit.start and edit.end <= b[1]),
+            (0, len(source), False),
         )
         mutated = source[start : edit.start] + edit.text + source[edit.end : end]
-        return mutated != source[start:end] and _parse(mutated) is not None
+        if mutated == source[start:end]:
+            return False
+        return _parse("if 1:\n" + mutated if indented else mutated) is not None
 
-    def _block(self, statement: ast.stmt) -> tuple[int, int]:
+    def _block(self, statement: ast.stmt) -> tuple[int, int, bool]:
         first = min([statement.lineno, *(d.lineno for d in _decorators(statement))])
-        return self.text.offset(first, 0), self.text.line_end(statement.end_lineno or first)
+        start = self.text.offset(first, 0)
+        indented = self.text.source[start : start + 1] in (" ", "\t", "\f")
+        return start, self.text.line_end(statement.end_lineno or first), indented
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _decorators(statement: ast.stmt) -> list[ast.expr]:
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return statement.decorator_list
-    return []
+    return statement.decorator_list if isinstance(statement, _DEFINITIONS) else []
 
 
 def _parse(source: str) -> ast.Module | None:

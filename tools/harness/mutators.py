@@ -66,7 +66,8 @@ def find_edits(tree: ast.Module, text: SourceText) -> list[Edit]:
     """Every candidate mutation of the module, in source order."""
     finder = _Finder(text)
     finder.visit(tree)
-    return sorted(set(finder.edits), key=lambda e: (e.start, e.end, e.operator, e.text))
+    unique = dict.fromkeys(finder.edits)  # the order each was found in, once each
+    return sorted(unique, key=lambda edit: (edit.start, edit.end))
 
 
 class _Finder:

@@ -114,7 +114,7 @@ def _spread(edits: list[Edit], limit: int, checker: _Checker) -> list[Edit]:
     and the operators mixed."""
     lines: Counter[int] = Counter()
     operators: Counter[str] = Counter()
-    waiting, chosen = list(edits), []
+    waiting, chosen = list(edits), list[Edit]()
     while waiting and len(chosen) < limit:
         best = min(
             waiting,

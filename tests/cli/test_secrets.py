@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 
 from coder.cli import main
-from tests.helpers import fixture_repo, git
+from tests.helpers import TEST_IMAGE, fixture_repo, git
 from tests.llm_server import LLMServer, status
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,6 +142,27 @@ def test_changes_that_write_a_secret_are_refused(
     assert git(calc, "status", "--porcelain") == ""
     patch = Path(report["patch_file"]).read_text()
     assert "+TOKEN = '[REDACTED]'" in patch  # kept, redacted, for inspection
+    assert _leaks(KEY, out, err, repo=calc) == []
+
+
+@pytest.mark.docker
+def test_changes_that_write_a_secret_are_refused_from_docker_too(
+    calc: Path,
+    tmp_path: Path,
+    docker_client: object,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("LLM_API_KEY", KEY)
+    script = _script(tmp_path / "leak.json", _writes_secret(KEY))
+    before = (calc / TEST_FILE).read_text()
+    sandbox = ["--sandbox", "docker", "--image", TEST_IMAGE]
+    argv = ["run", "x", "--repo", str(calc), "--model", f"scripted:{script}", *sandbox]
+    assert main([*argv, "--json"]) == 1
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["sandbox"] == "docker" and report["status"] == "refused"
+    assert (calc / TEST_FILE).read_text() == before
     assert _leaks(KEY, out, err, repo=calc) == []
 
 

@@ -6,8 +6,8 @@ repository's pyproject.toml < the environment (`LLM_BASE_URL`, `LLM_API_KEY`, `L
 request from a fork, a cloned project). So only the user (flags, environment, user config
 file) sets what decides where the API key is sent ("key" in TRUST) and how strongly the
 run is isolated ("guard"); [tool.coder] tunes the "work" only, and a user-only setting
-in it is ignored with a warning. FLAG_ONLY settings open the network: only a flag typed
-for this run turns them on.
+in it is ignored with a warning. FLAG_ONLY settings open the network or drop the
+isolation: only a flag typed for this run sets them.
 
 The user config file is $CODER_CONFIG, else $XDG_CONFIG_HOME/coder/config.toml, else
 ~/.config/coder/config.toml: TOML with the keys of [tool.coder] at the top level.
@@ -38,7 +38,7 @@ TRUST: dict[Trust, frozenset[str]] = {
     # How strong the isolation and the supervision are (a repository lowering confirm
     # would override the user's file).
     "guard": frozenset(
-        {"sandbox", "network", "setup_network", "confirm"}
+        {"sandbox", "network", "setup_network", "unsafe_no_isolation", "confirm"}
         | {"sandbox_memory_mb", "sandbox_cpus", "sandbox_pids"}
     ),
     # The work, which the repository may tune. image is safe here: coder never pulls (a
@@ -56,8 +56,8 @@ WHY: dict[Trust, str] = {
     "key": "it decides where your API key is sent",
     "guard": "it decides how strongly the run is isolated",
 }
-FLAG_ONLY = frozenset({"network", "setup_network"})
-"""Settings that open the network: a flag only, never the environment or a file."""
+FLAG_ONLY = frozenset({"network", "setup_network", "unsafe_no_isolation"})
+"""Settings that open the network or drop isolation: a flag only, never env or a file."""
 ENV_ALIASES = {"LLM_BASE_URL": "base_url", "LLM_API_KEY": "api_key", "LLM_MODEL": "model"}
 DEFAULT_SOURCE = "default"
 
@@ -73,8 +73,7 @@ class Settings(BaseModel):
 
     model: str | None = None
     """Model spec: openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME,
-    compat:NAME (with base_url), scripted:PATH or builtin. None: no model configured
-    (`coder fix` then uses the builtin engine)."""
+    compat:NAME (with base_url), scripted:PATH or builtin; None: fix and gen use builtin."""
     base_url: str | None = None
     """Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1."""
     api_key: SecretStr | None = None
@@ -115,11 +114,12 @@ class Settings(BaseModel):
     """Give the sandbox a network. Only the --network flag can turn this on."""
     setup_network: bool = False
     """Give the --setup command a network. Only the --setup-network flag can turn this on."""
+    unsafe_no_isolation: bool = False
+    """Let a model's commands run unisolated (local, no bubblewrap). Only its flag sets it."""
 
 
 DEFAULTS = Settings.model_validate({})
-"""Every setting at its default: the one source of the defaults of parts built without
-Settings (AgentConfig, make_model)."""
+"""Every setting at its default: the one source of AgentConfig's and make_model's."""
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ HOSTILE = {
     "sandbox": "local",
     "network": True,
     "setup_network": True,
+    "unsafe_no_isolation": True,
     "sandbox_memory_mb": 1_000_000,
     "sandbox_cpus": 64.0,
     "sandbox_pids": 1_000_000,

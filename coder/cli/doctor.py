@@ -17,13 +17,15 @@ from coder import __version__
 from coder.cli.options import CommonOptions, Repo, with_common_options
 from coder.config import ResolvedSettings, Settings
 from coder.errors import ExitCode
-from sandbox import LocalSandbox, SandboxUnavailable, bubblewrap_path
+from coder.models.presets import BUILTIN
+from sandbox import LocalSandbox, SandboxUnavailable, bubblewrap_path, bubblewrap_problem
 from sandbox.docker import check_image_tools, connect
 
 Row = tuple[str, str, str]
+ISOLATION = "isolation in force"
 
 
-@with_common_options("sandbox", "image")
+@with_common_options("model", "sandbox", "image", "unsafe_no_isolation")
 def doctor(repo: Repo = Path("."), *, common: CommonOptions) -> None:
     """Check the set-up: Python, model settings, Docker engine and image, isolation."""
     repo, resolved = common.load(repo)
@@ -53,7 +55,7 @@ def _report(settings: Settings, repo: Path) -> bool:
         _model_check(settings),
         *docker_rows,
         *_local_checks(repo),
-        _isolation(settings, repo, docker_ok),
+        _isolation(settings, docker_ok),
     ]
     table = Table(title="coder doctor", show_lines=False)
     for column in ("check", "state", "detail"):
@@ -101,29 +103,45 @@ def _image_rows(client: Any, settings: Settings, wanted: str) -> tuple[list[Row]
 
 
 def _local_checks(repo: Path) -> list[Row]:
-    return [("local sandbox", "ok", LocalSandbox(repo).isolation), _bubblewrap()]
+    state = "ok" if bubblewrap_path() else "warn"
+    return [("local sandbox", state, LocalSandbox(repo).isolation), _bubblewrap()]
 
 
 def _bubblewrap() -> Row:
-    """Whether bwrap is installed and can also make its namespaces here (in some
-    containers it cannot), since only then does the local sandbox turn the network off."""
-    if bubblewrap_path():
-        return ("bubblewrap", "ok", str(shutil.which("bwrap")))
-    if shutil.which("bwrap"):
-        return ("bubblewrap", "warn", "installed but cannot create namespaces here")
-    return (
-        "bubblewrap",
-        "warn",
-        "not installed: local runs keep the network on (apt install bubblewrap)",
-    )
+    """Whether bwrap is installed and can also build its confinement here (in some
+    containers it cannot), since only then may a model use the local sandbox."""
+    problem = bubblewrap_problem()
+    if problem is None:
+        return ("bubblewrap", "ok", f"{shutil.which('bwrap')} (confines local commands)")
+    fix = "apt install bubblewrap" if shutil.which("bwrap") is None else "some containers forbid it"
+    return ("bubblewrap", "warn", f"{problem} ({fix}): the local sandbox cannot isolate a model")
 
 
-def _isolation(settings: Settings, repo: Path, docker_ok: bool) -> Row:
-    if settings.sandbox == "local" or (settings.sandbox == "auto" and not docker_ok):
-        return ("isolation in force", "ok", f"--sandbox {settings.sandbox}: local")
-    return (
-        "isolation in force",
-        "ok" if docker_ok else "fail",
-        f"--sandbox {settings.sandbox}: "
-        "docker, network off, non-root, read-only root, memory/CPU/pids limits",
-    )
+def _isolation(settings: Settings, docker_ok: bool) -> Row:
+    """Which sandbox a run would get and why, and how isolated it is."""
+    kind = settings.sandbox
+    if kind == "docker" or (kind == "auto" and docker_ok):
+        why = "an engine answers" if kind == "auto" else "asked for"
+        detail = "docker, network off, non-root, read-only root, memory/CPU/pids limits"
+        return (ISOLATION, "ok" if docker_ok else "fail", f"--sandbox {kind} ({why}): {detail}")
+    why = "--sandbox auto (no Docker engine answers)" if kind == "auto" else "--sandbox local"
+    state, detail = _local_isolation(settings)
+    return (ISOLATION, state, f"{why}: {detail}")
+
+
+def _local_isolation(settings: Settings) -> tuple[str, str]:
+    """How isolated the local sandbox is here, and whether a run with the configured
+    model would be refused."""
+    problem = bubblewrap_problem()
+    if problem is None:
+        return "ok", "local under bubblewrap (host read-only, own /proc, network off)"
+    from coder.workflows.sandboxes import local_refusal  # late: `coder --help` stays quick
+
+    model = settings.model
+    builtin = model is None or model.strip() == BUILTIN
+    refusal = local_refusal(settings, builtin=builtin)
+    if refusal is not None:
+        return "fail", f"local WITHOUT isolation; a run with {model} is refused: {refusal}"
+    if not builtin:
+        return "warn", f"local WITHOUT isolation (--unsafe-no-isolation): {model} acts as you"
+    return "warn", f"local without isolation ({problem}): the builtin engine may run, a model not"

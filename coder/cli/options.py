@@ -48,6 +48,10 @@ _SETUP_HELP = (
     "Command run in the Docker sandbox before the agent, e.g. "
     "'pip install -r requirements-dev.txt'. Cached per dependency files."
 )
+_UNSAFE_HELP = (
+    "Let a model's commands run in the local sandbox without bubblewrap: UNISOLATED, they "
+    "can read your files and keys, use the network and change this machine as you."
+)
 
 
 def _option(default: Any, *flags: str, **details: Any) -> Any:
@@ -85,6 +89,7 @@ class CommonOptions:
     setup_network: bool = _option(
         False, "--setup-network", help="Let the --setup command use the network."
     )
+    unsafe_no_isolation: bool = _option(False, "--unsafe-no-isolation", help=_UNSAFE_HELP)
     max_turns: int | None = _option(None, "--max-turns", metavar="N", help="Most model turns.")
     dry_run: bool = _option(False, "--dry-run", help="Show the diff; write nothing.")
     confirm: bool = _option(
@@ -119,6 +124,7 @@ class CommonOptions:
             "image": self.image,
             "setup": self.setup,
             "setup_network": self.setup_network,
+            "unsafe_no_isolation": self.unsafe_no_isolation,
             "max_turns": self.max_turns,
             "confirm": self.confirm,
         }

@@ -1,4 +1,9 @@
-"""Choosing the sandbox a run uses (`--sandbox auto|docker|local`), and project set-up."""
+"""Choosing the sandbox a run uses (`--sandbox auto|docker|local`), and project set-up.
+
+A model's session runs only under real isolation: Docker, or the local sandbox under
+bubblewrap. Without either it needs --unsafe-no-isolation. The builtin engines, which
+run only the project's own tests and probes, may use the local sandbox unconfined.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from coder.config import ConfigError, Settings
-from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox
+from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox, bubblewrap_problem
 from sandbox.docker import (
     DockerSandbox,
     DockerSandboxConfig,
@@ -16,22 +21,56 @@ from sandbox.docker import (
 )
 
 Say = Callable[[str], None]
+ACCEPT_RISK = "or pass --unsafe-no-isolation to accept the risk"
 
 
 def open_sandbox(
-    settings: Settings, repo: Path, warn: Say, run_id: str = "adhoc", info: Say | None = None
+    settings: Settings,
+    repo: Path,
+    warn: Say,
+    run_id: str = "adhoc",
+    info: Say | None = None,
+    *,
+    builtin: bool = False,
 ) -> Sandbox:
-    """A sandbox (not yet entered) holding a copy of `repo`; Docker set-up already done."""
+    """A sandbox (not yet entered) holding a copy of `repo`; Docker set-up already done.
+    `builtin`: the session's model is an offline engine (see the module docstring)."""
     if settings.sandbox == "local":
-        return _local(settings, repo)
+        return _local(settings, repo, warn, builtin)
     if settings.sandbox == "docker" or engine_available():
         return _docker(settings, repo, run_id, info or (lambda _: None))
-    local = _local(settings, repo)
+    local = _local(settings, repo, warn, builtin)
     warn(f"no Docker engine answers; using {local.isolation}")
     return local
 
 
-def _local(settings: Settings, repo: Path) -> LocalSandbox:
+def require_isolation(settings: Settings, *, builtin: bool) -> None:
+    """Refuse now, before a run writes anything, a session `open_sandbox` would refuse."""
+    refusal = local_refusal(settings, builtin=builtin)
+    if refusal is None or settings.sandbox == "docker":
+        return
+    if settings.sandbox == "local" or not engine_available():
+        raise ConfigError(refusal)
+
+
+def local_refusal(settings: Settings, *, builtin: bool) -> str | None:
+    """Why this session may not use the local sandbox here (one line), or None."""
+    problem = bubblewrap_problem()
+    if builtin or problem is None or settings.unsafe_no_isolation:
+        return None
+    if settings.sandbox == "auto":
+        return (
+            f"no Docker engine answers and {problem}, so the model's commands would run "
+            "unisolated on this machine: start Docker, or install bubblewrap "
+            f"(apt install bubblewrap), {ACCEPT_RISK}"
+        )
+    return (
+        f"--sandbox local: {problem}, so the model's commands would run unisolated on this "
+        f"machine: install bubblewrap (apt install bubblewrap), use --sandbox docker, {ACCEPT_RISK}"
+    )
+
+
+def _local(settings: Settings, repo: Path, warn: Say, builtin: bool) -> LocalSandbox:
     if settings.setup:
         # The local sandbox has no image to keep set-up results in, and set-up files in
         # the copy would end up in the patch.
@@ -39,6 +78,12 @@ def _local(settings: Settings, repo: Path) -> LocalSandbox:
             "--setup needs the Docker sandbox (start an engine or pass --sandbox docker); "
             "with --sandbox local, install the project's test requirements yourself"
         )
+    refusal = local_refusal(settings, builtin=builtin)
+    if refusal is not None:
+        raise ConfigError(refusal)
+    problem = bubblewrap_problem()
+    if problem is not None and not builtin:
+        warn(f"--unsafe-no-isolation: {problem}; the model's commands run UNISOLATED as you")
     config = LocalSandboxConfig(
         default_timeout=settings.shell_timeout,
         memory_mb=settings.sandbox_memory_mb,

@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeVar
 
 from coder.agent.loop import Agent, AgentConfig
 from coder.agent.trace import Tracer
+from coder.builtin import BuiltinModel
 from coder.builtin.gen import BuiltinGenModel
 from coder.builtin.repair import BuiltinRepairModel
 from coder.config import ConfigError, Settings
@@ -23,7 +24,7 @@ from coder.delivery.runs import RunDir, create_run_dir
 from coder.models import Model, make_model
 from coder.models.presets import BUILTIN
 from coder.redaction import Redactor
-from coder.workflows.sandboxes import open_sandbox
+from coder.workflows.sandboxes import open_sandbox, require_isolation
 from sandbox import Sandbox, UnsafeChange
 from tools import Approver, ToolContext, WritePolicy, allow_all_writes, default_registry
 
@@ -94,6 +95,7 @@ class Session:
         """A run folder and a trace for `command` on `repo`; `model` (for tests) or else
         the one `choose_model` picks, before anything is written."""
         model = model or choose_model(command, settings, hooks.info)
+        require_isolation(settings, builtin=is_builtin(model))
         run_dir = create_run_dir(repo)
         redact = Redactor(run_secrets(settings))
         tracer = Tracer(run_dir.trace, run_dir.run_id, redact.secrets)
@@ -108,7 +110,8 @@ class Session:
         """A sandbox (to enter) holding a copy of the repository; `quiet` keeps the
         set-up lines to the first one a run opens."""
         info = None if quiet else self.hooks.info
-        return open_sandbox(self.settings, self.repo, self.hooks.warn, self.run_dir.run_id, info)
+        warn, run_id, builtin = self.hooks.warn, self.run_dir.run_id, is_builtin(self.model)
+        return open_sandbox(self.settings, self.repo, warn, run_id, info, builtin=builtin)
 
     def agent(
         self,
@@ -225,6 +228,12 @@ def choose_model(command: Command, settings: Settings, info: Callable[[str], Non
         tool_protocol=settings.tool_protocol,
         context_tokens=settings.context_tokens,
     )
+
+
+def is_builtin(model: Model) -> bool:
+    """The offline engines run only the project's own tests and probes, so they may use
+    the local sandbox without bubblewrap; any other model may not."""
+    return isinstance(model, (BuiltinModel, BuiltinGenModel))
 
 
 def builtin_model(command: Command) -> Model:

@@ -47,6 +47,7 @@ _FLAGS = (
 _HOST = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 _SCRATCH = ("/tmp", "/run", "/var/run")
 _RESOLVER = "/etc/resolv.conf"
+_PYENV = ("HOME", "PYENV_ROOT", "PYENV_VERSION")
 # Asked of the sandbox's python3 in isolated mode, so no file of the workspace can answer.
 _QUERY = (
     "import json, site, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix,"
@@ -158,15 +159,17 @@ def user_homes() -> tuple[Path, ...]:
     return tuple(Path(home) for home in sorted(homes))
 
 
-def find_interpreter(path: str, cwd: Path) -> Interpreter:
-    """What the `python3` on `path` needs visible, asked of it (isolated mode) in `cwd`."""
+def find_interpreter(path: str) -> Interpreter:
+    """What the `python3` on `path` needs visible, asked of it on the host: in isolated
+    mode and from `/`, so that no file of the workspace (a `.python-version` a pyenv shim
+    would read, a module named like the stdlib) has a say in what runs."""
     python = shutil.which("python3", path=path)
     if python is None:
         return Interpreter()
-    env = {"PATH": path, "HOME": os.environ.get("HOME", "/")}
+    env = {name: os.environ[name] for name in _PYENV if name in os.environ} | {"PATH": path}
     try:
         done = subprocess.run(
-            [python, "-I", "-c", _QUERY], cwd=cwd, env=env, capture_output=True, timeout=30
+            [python, "-I", "-c", _QUERY], cwd="/", env=env, capture_output=True, timeout=30
         )
         answer = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):

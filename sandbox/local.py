@@ -132,7 +132,7 @@ class LocalSandbox(Lifecycle):
         python3 is a wrapper (a pyenv shim) that the hidden home would break."""
         base = self._started()
         if self._interpreter is None:
-            self._interpreter = find_interpreter(env.get("PATH", os.defpath), self.root)
+            self._interpreter = find_interpreter(env.get("PATH", os.defpath))
         interpreter = self._interpreter
         if interpreter.bin_dir is not None:
             env["PATH"] = os.pathsep.join([interpreter.bin_dir, env.get("PATH", os.defpath)])

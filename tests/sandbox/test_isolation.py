@@ -285,3 +285,17 @@ def test_an_interpreter_in_the_hidden_home_still_runs(
     with LocalSandbox(repo) as sandbox:
         done = sandbox.exec(f"python3 -c 'import sys; print(sys.prefix)'; ls -A {home}")
     assert done.stdout.splitlines() == [str(venv), "venv"], done.stderr
+
+
+def test_a_wrapper_in_the_hidden_home_leads_to_its_interpreter(
+    repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A pyenv shim: a script in the home that execs the real interpreter.
+    shims = home / "shims"
+    shims.mkdir()
+    (shims / "python3").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    (shims / "python3").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    with LocalSandbox(repo) as sandbox:
+        done = sandbox.exec("python3 -c 'import sys; print(sys.executable)'")
+    assert Path(done.stdout.strip()).parent == Path(sys.executable).parent, done.stderr

@@ -1,5 +1,6 @@
 """The agent's tools and their registry, the one rule for test files, and in `harness/`
-pytest runs, their results and coverage. Imports `sandbox` only, never `coder`.
+pytest runs, their results, coverage and mutation testing. Imports `sandbox` only, never
+`coder`.
 """
 
 from tools.base import (
@@ -20,6 +21,15 @@ from tools.harness.coverage import (
     CoverageRun,
     FileCoverage,
     measure_coverage,
+)
+from tools.harness.mutants import Mutant, apply_mutant, mutants_for
+from tools.harness.mutation import (
+    MutantOutcome,
+    MutantStatus,
+    MutationResult,
+    OperatorScore,
+    mutant_timeout,
+    run_mutants,
 )
 from tools.harness.runner import run_pytest
 from tools.harness.testrun import (
@@ -47,6 +57,11 @@ __all__ = [
     "CoverageRun",
     "FileCoverage",
     "Frame",
+    "Mutant",
+    "MutantOutcome",
+    "MutantStatus",
+    "MutationResult",
+    "OperatorScore",
     "Target",
     "TestCoverage",
     "TestOutcome",
@@ -58,6 +73,7 @@ __all__ = [
     "ToolResult",
     "WritePolicy",
     "allow_all_writes",
+    "apply_mutant",
     "context_of",
     "default_registry",
     "find_targets",
@@ -66,7 +82,10 @@ __all__ = [
     "measure_coverage",
     "measure_each_test",
     "module_name",
+    "mutant_timeout",
+    "mutants_for",
     "render_test_run",
+    "run_mutants",
     "run_pytest",
     "summary_line",
     "tests_only_policy",

@@ -54,6 +54,9 @@ class Mutant:
     operator: str
     original: str
     replacement: str
+    statement_line: int
+    """The first line of the statement holding the change: coverage reports that one
+    for a statement over several lines."""
 
     def describe(self) -> str:
         """`calc.py:12: `a < b` -> `a <= b``: where, and the change."""
@@ -105,7 +108,9 @@ def _mutant(text: SourceText, path: str, edit: Edit) -> Mutant:
     line, col = text.position(edit.start)
     end_line, end_col = text.position(edit.end)
     original = text.source[edit.start : edit.end]
-    return Mutant(path, line, col, end_line, end_col, edit.operator, original, edit.text)
+    return Mutant(
+        path, line, col, end_line, end_col, edit.operator, original, edit.text, edit.first_line
+    )
 
 
 def _spread(edits: list[Edit], limit: int, checker: _Checker) -> list[Edit]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.harness.mutants import Mutant, apply_mutant, mutants_for
+from tools import Mutant, apply_mutant, mutants_for
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -119,6 +119,7 @@ def test_a_statement_over_several_lines_is_found_by_its_first_line_or_its_own() 
     by_own = mutants_for(source, "m.py", lines=[3])
     assert by_first == by_own
     assert {m.replacement for m in by_first} == {"b <= c", "b > c"}
+    assert {(m.line, m.statement_line) for m in by_first} == {(3, 1)}
     assert mutants_for(source, "m.py", lines=[4]) == []
 
 

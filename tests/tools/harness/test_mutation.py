@@ -3,16 +3,14 @@ first kill, the budget, timeouts, mutants that break imports, stale bytecode, re
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from sandbox import LocalSandbox, Sandbox
 from tests.helpers import SandboxFactory
-from tools.harness.mutants import Mutant, apply_mutant, mutants_for
-from tools.harness.mutation import run_mutants
-from tools.harness.runner import run_pytest
+from tools import Mutant, apply_mutant, mutants_for, run_mutants, run_pytest
 
 CALC = """\
 LIMITS = {"low": 1}
@@ -77,14 +75,19 @@ LOOP = "16: `i += 1` -> `i -= 1`"
 IMPORT = '1: `"low"` -> `""`'
 
 
+def only(*tests: str) -> Callable[[Mutant], list[str]]:
+    """tests_for: the same tests for every mutant."""
+    return lambda mutant: list(tests)
+
+
 def untouched(sandbox: Sandbox) -> bool:
     return sandbox.read("calc.py").decode() == CALC and sandbox.changes() == {}
 
 
 def test_a_strong_test_kills_what_a_weak_one_lets_survive(sandbox: LocalSandbox) -> None:
     mutants = pick(NEGATE, FLIP, RETURN_NONE)
-    weak = run_mutants(sandbox, mutants, lambda m: [WEAK], timeout_s=60)
-    strong = run_mutants(sandbox, mutants, lambda m: [STRONG], timeout_s=60)
+    weak = run_mutants(sandbox, mutants, only(WEAK), timeout_s=60)
+    strong = run_mutants(sandbox, mutants, only(STRONG), timeout_s=60)
 
     assert [o.status for o in weak.outcomes] == ["survived"] * 3
     assert weak.score == 0.0 and len(weak.survivors) == 3
@@ -99,8 +102,7 @@ def test_a_strong_test_kills_what_a_weak_one_lets_survive(sandbox: LocalSandbox)
 
 def test_the_first_kill_ends_the_run(sandbox: LocalSandbox) -> None:
     mutants = pick(EQUIVALENT, FLIP, RETURN_NONE)
-    tests_for = lambda m: [STRONG]  # noqa: E731
-    result = run_mutants(sandbox, mutants, tests_for, timeout_s=60, stop_at_first_kill=True)
+    result = run_mutants(sandbox, mutants, only(STRONG), timeout_s=60, stop_at_first_kill=True)
     assert [o.status for o in result.outcomes] == ["survived", "killed"]
     assert result.stopped == "first kill"
     assert result.not_run == (mutants[2],)
@@ -109,20 +111,20 @@ def test_the_first_kill_ends_the_run(sandbox: LocalSandbox) -> None:
 
 def test_a_spent_budget_leaves_the_rest_unrun(sandbox: LocalSandbox) -> None:
     mutants = pick(FLIP, RETURN_NONE)
-    result = run_mutants(sandbox, mutants, lambda m: [STRONG], timeout_s=60, budget_s=0)
+    result = run_mutants(sandbox, mutants, only(STRONG), timeout_s=60, budget_s=0)
     assert (result.outcomes, result.not_run, result.stopped) == ((), tuple(mutants), "budget")
     assert result.score is None
 
 
 def test_a_run_the_budget_cuts_short_is_unrun_not_timed_out(sandbox: LocalSandbox) -> None:
     mutants = pick(LOOP, FLIP)
-    result = run_mutants(sandbox, mutants, lambda m: [STRONG], timeout_s=600, budget_s=2)
+    result = run_mutants(sandbox, mutants, only(STRONG), timeout_s=600, budget_s=2)
     assert (result.outcomes, result.not_run, result.stopped) == ((), tuple(mutants), "budget")
     assert untouched(sandbox)
 
 
 def test_a_mutant_that_loops_times_out_and_counts_as_killed(sandbox: LocalSandbox) -> None:
-    result = run_mutants(sandbox, pick(LOOP), lambda m: [f"{STRONG}::test_count_up"], timeout_s=3)
+    result = run_mutants(sandbox, pick(LOOP), only(f"{STRONG}::test_count_up"), timeout_s=3)
     (outcome,) = result.outcomes
     assert (outcome.status, outcome.killed, result.score) == ("timed_out", True, 1.0)
     assert "ran past 3s" in outcome.reason and "counted as killed" in outcome.reason
@@ -135,7 +137,7 @@ def test_a_mutant_that_breaks_an_import_counts_as_killed_and_says_so(
     tests = {STRONG: [STRONG], "conftest": ["other/test_other.py"]}
     mutant = pick(IMPORT)[0]
     for where, selected in tests.items():
-        result = run_mutants(sandbox, [mutant], lambda m, s=selected: s, timeout_s=60)
+        result = run_mutants(sandbox, [mutant], only(*selected), timeout_s=60)
         (outcome,) = result.outcomes
         assert (outcome.status, outcome.killed) == ("error", True), where
         assert "KeyError" in outcome.reason and "counted as killed" in outcome.reason
@@ -143,12 +145,12 @@ def test_a_mutant_that_breaks_an_import_counts_as_killed_and_says_so(
 
 
 def test_a_test_module_that_no_longer_imports_is_named(sandbox: LocalSandbox) -> None:
-    (outcome,) = run_mutants(sandbox, pick(IMPORT), lambda m: [STRONG], timeout_s=60).outcomes
+    (outcome,) = run_mutants(sandbox, pick(IMPORT), only(STRONG), timeout_s=60).outcomes
     assert outcome.killed_by == STRONG and "failed to import" in outcome.reason
 
 
 def test_a_mutant_no_test_runs_is_not_covered_and_not_run(sandbox: LocalSandbox) -> None:
-    result = run_mutants(sandbox, pick(RETURN_NONE), lambda m: [], timeout_s=60)
+    result = run_mutants(sandbox, pick(RETURN_NONE), only(), timeout_s=60)
     (outcome,) = result.outcomes
     assert (outcome.status, outcome.killed, outcome.tests) == ("not_covered", False, ())
     assert "no test runs" in outcome.reason
@@ -156,7 +158,7 @@ def test_a_mutant_no_test_runs_is_not_covered_and_not_run(sandbox: LocalSandbox)
 
 
 def test_tests_that_cannot_run_without_the_mutant_count_in_no_score(sandbox: LocalSandbox) -> None:
-    result = run_mutants(sandbox, pick(FLIP), lambda m: ["tests/test_gone.py"], timeout_s=60)
+    result = run_mutants(sandbox, pick(FLIP), only("tests/test_gone.py"), timeout_s=60)
     (outcome,) = result.outcomes
     assert outcome.status == "invalid" and "without the mutant either" in outcome.reason
     assert (result.total, result.score) == (0, None)
@@ -183,7 +185,7 @@ def test_the_file_is_restored_when_the_run_is_interrupted(
 def test_a_mutant_made_from_another_version_of_the_file_is_refused(sandbox: LocalSandbox) -> None:
     (stale,) = mutants_for("def clamp(value):\n    return value\n", "calc.py")
     with pytest.raises(ValueError, match="another version"):
-        run_mutants(sandbox, [stale], lambda m: [STRONG], timeout_s=60)
+        run_mutants(sandbox, [stale], only(STRONG), timeout_s=60)
     assert untouched(sandbox)
 
 
@@ -204,6 +206,6 @@ def test_a_same_size_mutant_is_killed_despite_cached_bytecode(
     assert run_pytest(sandbox, [STRONG], timeout=120).ok  # the trap is real
     sandbox.write("calc.py", CALC.encode())
 
-    result = run_mutants(sandbox, [flip], lambda m: [STRONG], timeout_s=120)
+    result = run_mutants(sandbox, [flip], only(STRONG), timeout_s=120)
     assert [o.status for o in result.outcomes] == ["killed"]
     assert sandbox.read("calc.py").decode() == CALC

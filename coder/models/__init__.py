@@ -1,5 +1,6 @@
 """The model layer: the Model seam (base.py, the contract) and its clients: openai, the
-text protocol, presets and scripted. May import coder.errors, nothing else of coder."""
+text protocol, presets and scripted. May import coder.errors, coder.config and coder.redaction;
+nothing else of coder."""
 
 from coder.models.base import (
     PRIVATE_DATA,

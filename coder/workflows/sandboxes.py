@@ -11,14 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from coder.config import ConfigError, Settings
-from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox, bubblewrap_problem
-from sandbox.docker import (
-    DockerSandbox,
-    DockerSandboxConfig,
-    connect,
-    engine_available,
-    prepare_image,
+from sandbox import (
+    LocalSandbox,
+    LocalSandboxConfig,
+    Sandbox,
+    SandboxUnavailable,
+    bubblewrap_problem,
 )
+from sandbox.docker import DockerSandbox, DockerSandboxConfig, connect, prepare_image, require_image
 
 Say = Callable[[str], None]
 ACCEPT_RISK = "or pass --unsafe-no-isolation to accept the risk"
@@ -37,30 +37,55 @@ def open_sandbox(
     `builtin`: the session's model is an offline engine (see the module docstring)."""
     if settings.sandbox == "local":
         return _local(settings, repo, warn, builtin)
-    if settings.sandbox == "docker" or engine_available():
+    docker_problem = None if settings.sandbox == "docker" else _docker_problem(settings)
+    if docker_problem is None:
         return _docker(settings, repo, run_id, info or (lambda _: None))
-    local = _local(settings, repo, warn, builtin)
-    warn(f"no Docker engine answers; using {local.isolation}")
+    local = _local(settings, repo, warn, builtin, docker_problem)
+    warn(f"{docker_problem}; using {local.isolation}")
     return local
+
+
+def _docker_problem(settings: Settings) -> str | None:
+    """Why `auto` cannot use Docker here (no engine, or no image to run), or None."""
+    try:
+        client = connect(timeout=3)
+    except SandboxUnavailable:
+        return "no Docker engine answers"
+    try:
+        if not settings.setup:  # a set-up image is built from settings.image: same check
+            require_image(client, settings.image)
+    except SandboxUnavailable:
+        return (
+            f"the Docker engine has no image {settings.image!r} "
+            "(build it once with `coder sandbox build --offline`)"
+        )
+    finally:
+        client.close()
+    return None
 
 
 def require_isolation(settings: Settings, *, builtin: bool) -> None:
     """Refuse now, before a run writes anything, a session `open_sandbox` would refuse."""
-    refusal = local_refusal(settings, builtin=builtin)
-    if refusal is None or settings.sandbox == "docker":
+    if settings.sandbox == "docker":
         return
-    if settings.sandbox == "local" or not engine_available():
-        raise ConfigError(refusal)
+    docker_problem = None if settings.sandbox == "local" else _docker_problem(settings)
+    if settings.sandbox == "local" or docker_problem is not None:
+        refusal = local_refusal(settings, builtin=builtin, docker_problem=docker_problem)
+        if refusal is not None:
+            raise ConfigError(refusal)
 
 
-def local_refusal(settings: Settings, *, builtin: bool) -> str | None:
+def local_refusal(
+    settings: Settings, *, builtin: bool, docker_problem: str | None = None
+) -> str | None:
     """Why this session may not use the local sandbox here (one line), or None."""
     problem = bubblewrap_problem()
     if builtin or problem is None or settings.unsafe_no_isolation:
         return None
     if settings.sandbox == "auto":
         return (
-            f"no Docker engine answers and {problem}, so the model's commands would run "
+            f"{docker_problem or 'no Docker engine answers'} and {problem}, so the model's "
+            "commands would run "
             "unisolated on this machine: start Docker, or install bubblewrap "
             f"(apt install bubblewrap), {ACCEPT_RISK}"
         )
@@ -70,7 +95,9 @@ def local_refusal(settings: Settings, *, builtin: bool) -> str | None:
     )
 
 
-def _local(settings: Settings, repo: Path, warn: Say, builtin: bool) -> LocalSandbox:
+def _local(
+    settings: Settings, repo: Path, warn: Say, builtin: bool, docker_problem: str | None = None
+) -> LocalSandbox:
     if settings.setup:
         # The local sandbox has no image to keep set-up results in, and set-up files in
         # the copy would end up in the patch.
@@ -78,7 +105,7 @@ def _local(settings: Settings, repo: Path, warn: Say, builtin: bool) -> LocalSan
             "--setup needs the Docker sandbox (start an engine or pass --sandbox docker); "
             "with --sandbox local, install the project's test requirements yourself"
         )
-    refusal = local_refusal(settings, builtin=builtin)
+    refusal = local_refusal(settings, builtin=builtin, docker_problem=docker_problem)
     if refusal is not None:
         raise ConfigError(refusal)
     problem = bubblewrap_problem()

@@ -4,6 +4,7 @@ bubblewrap is made unavailable for real: PATH no longer leads to it."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,3 +138,28 @@ def test_doctor_says_a_model_would_be_refused(
 
 def _row(table: str, name: str) -> str:
     return next(line for line in table.splitlines() if name in line)
+
+
+@pytest.mark.docker
+def test_auto_with_an_engine_but_no_image_falls_back_to_local(
+    tmp_path: Path, docker_client: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's first command on a machine where Docker runs but no image was built."""
+    repo = fixture_repo("fix_expected_value", tmp_path)
+    code = main(["fix", str(repo), "--image", "coder-never-built:none", "--dry-run", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "the Docker engine has no image 'coder-never-built:none'" in err
+    assert "coder sandbox build" in err
+    assert json.loads(out)["sandbox"].startswith("local")
+    assert git(repo, "status", "--porcelain") == ""
+
+
+@pytest.mark.docker
+def test_docker_asked_for_explicitly_still_says_how_to_build(
+    tmp_path: Path, docker_client: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = fixture_repo("fix_expected_value", tmp_path)
+    code = main(["fix", str(repo), "--sandbox", "docker", "--image", "coder-never-built:none"])
+    assert code == 2
+    assert "coder sandbox build" in capsys.readouterr().err

@@ -250,7 +250,7 @@ def _sleepers(mark: str) -> list[int]:
     return found
 
 
-def test_commands_die_with_coder(repo: Path) -> None:
+def test_commands_die_with_coder(repo: Path, tmp_path: Path) -> None:
     mark = f"{time.time_ns() % 10**6 + 10**6}.5"  # a sleep no other process runs
     driver = (
         "import sys; from pathlib import Path; from sandbox import LocalSandbox\n"
@@ -258,7 +258,9 @@ def test_commands_die_with_coder(repo: Path) -> None:
         "    sandbox.exec(sys.argv[2], timeout=600)\n"
     )
     command = f"(setsid sleep {mark} &); sleep {mark}"
-    coder = subprocess.Popen([sys.executable, "-c", driver, str(repo), command], cwd=ROOT)
+    env = os.environ | {"TMPDIR": str(tmp_path)}  # a killed coder leaves its copy there
+    argv = [sys.executable, "-c", driver, str(repo), command]
+    coder = subprocess.Popen(argv, cwd=ROOT, env=env)
     try:
         deadline = time.monotonic() + 30
         while len(_sleepers(mark)) < 2 and time.monotonic() < deadline:

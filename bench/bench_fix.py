@@ -66,7 +66,8 @@ def fresh_repo(name: str, workdir: Path) -> Path:
 
 def plain_runs(repo: Path, sandbox_kind: str) -> float:
     settings = load_settings(repo, {"sandbox": sandbox_kind}, environ={})
-    with open_sandbox(settings, repo, lambda _: None) as sandbox:
+    # Only the suite runs here (no model): the same footing as the builtin engine.
+    with open_sandbox(settings, repo, lambda _: None, builtin=True) as sandbox:
         started = time.perf_counter()
         for _ in range(2):
             sandbox.exec("python3 -m pytest -q -p no:cacheprovider", timeout=300)

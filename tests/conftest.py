@@ -11,7 +11,7 @@ import pytest
 
 from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox, SandboxError
 from sandbox.docker import DockerSandbox, DockerSandboxConfig, connect, require_image
-from tests.helpers import TEST_IMAGE, SandboxFactory
+from tests.helpers import TEST_IMAGE, SandboxFactory, write_tree
 from tests.llm_server import LLMServer
 
 
@@ -96,11 +96,7 @@ TOOLS_SAMPLE_PROJECT = {
 @pytest.fixture
 def sample_project(tmp_path: Path) -> Path:
     """A project whose suite has 1 pass, 2 failed comparisons and 1 syntax error."""
-    root = tmp_path / "project"
-    for name, text in TOOLS_SAMPLE_PROJECT.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+    return write_tree(tmp_path / "project", TOOLS_SAMPLE_PROJECT)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +47,18 @@ FAILING = {
 }
 FLAKY = "tests/test_jitter.py::test_jitter_is_small"
 """Fails about half the time in fix_flaky, next to its one deterministic failure."""
+
+
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write {relative path: text or bytes} under `root` (folders made as needed)."""
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
 
 
 def git(repo: Path, *args: str) -> str:
@@ -98,10 +110,7 @@ class Generated:
 def generate(
     root: Path, files: dict[str, str], module: str, functions: list[str] | None = None
 ) -> Generated:
-    repo = root / "repo"
-    for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text, encoding="utf-8")
+    repo = write_tree(root / "repo", files)
     test_file = f"tests/test_{module}.py"
     target = {
         "path": f"{module}.py",

@@ -22,7 +22,7 @@ from coder.builtin.repair import BuiltinRepairModel
 from coder.cli import main
 from coder.models import Model
 from sandbox import LocalSandbox, Sandbox
-from tests.helpers import FAILING, fixture_repo, git
+from tests.helpers import FAILING, fixture_repo, git, write_tree
 from tools import ToolContext, default_registry
 
 ENGINE_LINE = "no model configured; using the builtin engine"
@@ -157,10 +157,7 @@ def test_more_stale_rows_than_turns_are_repaired_within_the_turn_limit(
 
 
 def _workspace(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
+    return write_tree(root, files)
 
 
 def _repo(tmp_path: Path, files: dict[str, str]) -> Path:

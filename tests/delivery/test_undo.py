@@ -18,6 +18,7 @@ from coder.delivery.undo import (
     record_applied,
     undo_run,
 )
+from tests.helpers import write_tree
 
 ORIGINALS = {
     "calc.py": b"def add(a, b):\n    return a - b\n",
@@ -33,11 +34,7 @@ CHANGES: Changes = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    for rel, data in ORIGINALS.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes(data)
-    return root
+    return write_tree(tmp_path / "project", ORIGINALS)
 
 
 def _apply(repo: Path, run_id: str, changes: Changes = CHANGES) -> RunDir:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import LocalSandbox
-from tests.helpers import SandboxFactory
+from tests.helpers import SandboxFactory, write_tree
 from tools import (
     COVERAGE_NOT_INSTALLED,
     CoverageRun,
@@ -52,10 +52,7 @@ PROJECT = {
 
 
 def make_project(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+    return write_tree(root, files)
 
 
 def sources(root: Path, run: CoverageRun) -> dict[str, str]:

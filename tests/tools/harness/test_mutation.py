@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import LocalSandbox, Sandbox
-from tests.helpers import SandboxFactory
+from tests.helpers import SandboxFactory, write_tree
 from tools import Mutant, apply_mutant, mutants_for, run_mutants, run_pytest
 
 CALC = """\
@@ -48,11 +48,7 @@ PROJECT = {
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    for name, text in PROJECT.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+    return write_tree(tmp_path / "project", PROJECT)
 
 
 @pytest.fixture

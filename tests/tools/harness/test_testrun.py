@@ -5,14 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from sandbox import LocalSandbox
+from tests.helpers import write_tree
 from tools import TestOutcome, TestRun, render_test_run, run_pytest
 
 
 def make_project(root: Path, files: dict[str, str]) -> Path:
-    for name, text in {"pytest.ini": "[pytest]\n", **files}.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+    return write_tree(root, {"pytest.ini": "[pytest]\n", **files})
 
 
 def failure(run: TestRun, nodeid: str) -> TestOutcome:

@@ -154,6 +154,9 @@ def _from_report(report: dict[str, Any]) -> TestRun:
         expected_failures=[test for test in tests if test.outcome == "xfailed"],
         duration=float(report.get("duration", 0.0)),
         report_found=True,
+        collected=report.get("collected"),
+        interpreter=str(report.get("interpreter") or ""),
+        outcome_hooks=list(report.get("outcome_hooks") or []),
     )
 
 

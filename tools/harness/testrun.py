@@ -43,6 +43,10 @@ class TestOutcome(BaseModel):
     """The line in the test's own file where it failed."""
     traceback: list[Frame] = Field(default_factory=list)
     comparison: Comparison | None = None
+    runs: int = 1
+    """How many times the test ran in this pytest process (a repeated node id runs more)."""
+    passes: int = 0
+    """How many of those runs passed; a failed test with passes is flaky."""
 
 
 class TestRun(BaseModel):
@@ -71,6 +75,13 @@ class TestRun(BaseModel):
     report_found: bool = False
     """False when pytest died before the plugin wrote its report; counts then come from
     pytest's output."""
+    collected: int | None = None
+    """How many test items pytest collected, when the plugin saw collection finish."""
+    interpreter: str = ""
+    """The python that ran pytest and its version, e.g. `/usr/bin/python3 3.12.3`."""
+    outcome_hooks: list[str] = Field(default_factory=list)
+    """`<where>:<hook>` of each hook implementation outside pytest and coder that can
+    alter outcomes or collection, e.g. `conftest.py:pytest_runtest_makereport`."""
 
     @property
     def ok(self) -> bool:

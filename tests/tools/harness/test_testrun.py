@@ -206,3 +206,51 @@ def test_unittest_failures_keep_their_exception(tmp_path: Path) -> None:
         "test_raises_another": ("OverflowError", "too big"),
         "test_equal": ("AssertionError", "1 != 2"),
     }
+
+
+HOOK_CONFTEST = """
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    yield
+
+def pytest_collection_modifyitems(items):
+    pass
+
+def pytest_configure(config):
+    pass
+"""
+
+
+def test_outcome_hooks_name_the_conftest_hooks(tmp_path: Path) -> None:
+    files = {"conftest.py": HOOK_CONFTEST, "tests/test_a.py": "def test_a():\n    pass\n"}
+    with LocalSandbox(make_project(tmp_path, files)) as sandbox:
+        run = run_pytest(sandbox, None, timeout=60)
+    # Installed plugins (hypothesis here) are listed by module name.
+    assert [hook for hook in run.outcome_hooks if ".py:" in hook] == [
+        "conftest.py:pytest_collection_modifyitems",
+        "conftest.py:pytest_runtest_makereport",
+    ]
+    assert run.outcome_hooks == sorted(set(run.outcome_hooks))
+    assert run.collected == 1 and "python" in run.interpreter
+
+
+def test_a_plain_project_has_no_outcome_hooks_of_its_own(sample_sandbox: LocalSandbox) -> None:
+    hooks = run_pytest(sample_sandbox, None, timeout=60).outcome_hooks
+    assert not [hook for hook in hooks if ".py:" in hook or hook.startswith(("coder", "_pytest."))]
+
+
+def test_repeated_runs_count_runs_and_passes(tmp_path: Path) -> None:
+    (tmp_path / "repo" / "tests").mkdir(parents=True)
+    (tmp_path / "repo" / "tests" / "test_f.py").write_text(
+        "import os\n\n\ndef test_odd_runs_fail():\n"
+        "    n = int(open('count').read()) if os.path.exists('count') else 0\n"
+        "    open('count', 'w').write(str(n + 1))\n"
+        "    assert n % 2 == 1\n\n\ndef test_ok():\n    pass\n"
+    )
+    with LocalSandbox(tmp_path / "repo") as sandbox:
+        run = run_pytest(sandbox, ["tests/test_f.py"] * 5 + ["--keep-duplicates"], timeout=60)
+    odd = failure(run, "tests/test_f.py::test_odd_runs_fail")
+    assert (odd.outcome, odd.runs, odd.passes) == ("failed", 5, 2)
+    assert run.outcomes["tests/test_f.py::test_ok"] == "passed"

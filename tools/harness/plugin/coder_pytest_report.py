@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import textwrap
 import time
 import traceback
@@ -23,6 +24,29 @@ _MAX_MESSAGE_LINES = 15
 _MAX_MESSAGE_CHARS = 3000
 _MAX_FRAMES = 6
 _INTERNAL = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "coder_pytest_report")
+_OUTCOME_HOOKS = (
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_report_teststatus",
+    "pytest_runtest_protocol",
+    "pytest_runtest_setup",
+    "pytest_runtest_call",
+    "pytest_runtest_teardown",
+    "pytest_pyfunc_call",
+    "pytest_collection_modifyitems",
+    "pytest_collection",
+    "pytest_collect_file",
+    "pytest_pycollect_makeitem",
+    "pytest_ignore_collect",
+    "pytest_deselected",
+    "pytest_itemcollected",
+    "pytest_collectreport",
+    "pytest_make_collect_report",
+    "pytest_sessionfinish",
+    "pytest_exception_interact",
+    "pytest_assertrepr_compare",
+)
+"""Hooks through which a plugin or conftest.py can alter outcomes or collection."""
 
 
 class _Collector:
@@ -34,6 +58,10 @@ class _Collector:
         self.failures: dict[str, dict[str, Any]] = {}
         """Exception details of each test's first failing phase, by node id."""
         self.comparison: dict[str, str] | None = None
+        self.run_failed = False
+        self.run_called = False
+        """Whether a phase of the test now running failed; whether its call passed."""
+        self.collected: int | None = None
 
 
 _state: _Collector | None = None
@@ -51,7 +79,23 @@ def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
     if _state is None:
         return
     _state.comparison = None  # a comparison belongs to the test that made it
+    _state.run_failed = _state.run_called = False
     _write(_state.path + ".current", nodeid)
+
+
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
+    # Once per run of a test: a node id repeated (--keep-duplicates) counts each run.
+    entry = None if _state is None else _state.tests.get(nodeid)
+    if _state is None or entry is None:
+        return
+    entry["runs"] += 1
+    if _state.run_called and not _state.run_failed:
+        entry["passes"] += 1
+
+
+def pytest_collection_finish(session: Any) -> None:
+    if _state is not None:
+        _state.collected = len(session.items)
 
 
 def pytest_assertrepr_compare(config: Any, op: str, left: Any, right: Any) -> None:
@@ -97,8 +141,14 @@ def pytest_runtest_logreport(report: Any) -> None:
             "file": file,
             "line": None if line is None else line + 1,
             "duration": 0.0,
+            "runs": 0,
+            "passes": 0,
         }
         _state.tests[report.nodeid] = entry
+    if report.failed:
+        _state.run_failed = True
+    elif report.when == "call" and report.passed and not hasattr(report, "wasxfail"):
+        _state.run_called = True
     entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
     outcome = _phase_outcome(report, entry["outcome"])
     # A node id run several times (--keep-duplicates) keeps its failure once it had one.
@@ -147,8 +197,28 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         "totals": totals,
         "tests": tests,
         "duration": round(time.time() - _state.started, 3),
+        "collected": _state.collected,
+        "interpreter": f"{sys.executable} {sys.version.split()[0]}",
+        "outcome_hooks": _outcome_hooks(session.config, _state.root),
     }
     _write(_state.path, json.dumps(report, indent=1))
+
+
+def _outcome_hooks(config: Any, root: str) -> list[str]:
+    """`<where>:<hook>` for each implementation of an outcome hook that is not pytest's,
+    pluggy's or ours; <where> is the file relative to the rootdir, else the module."""
+    found = set()
+    for name in _OUTCOME_HOOKS:
+        caller = getattr(config.pluginmanager.hook, name, None)
+        for impl in caller.get_hookimpls() if caller is not None else []:
+            module = str(getattr(impl.function, "__module__", "") or "")
+            if module.split(".")[0] in ("_pytest", "pluggy", "coder_pytest_report"):
+                continue
+            code = getattr(impl.function, "__code__", None)
+            file = os.path.abspath(code.co_filename) if code is not None else ""
+            inside = file.startswith(root + os.sep)
+            found.add(f"{os.path.relpath(file, root) if inside else module}:{name}")
+    return sorted(found)
 
 
 def _phase_outcome(report: Any, current: str) -> str | None:

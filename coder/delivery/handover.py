@@ -1,6 +1,8 @@
 """The one way a run's changes reach the user: shown only (a dry run), committed on a
 new branch, or applied if the user's files are as they were, and recorded for undo.
-Changes that write a secret value are refused: never applied, never committed."""
+Changes that write a secret value are refused: never applied, never committed. A
+deletion is delivered only when the handover allows it (`coder run`, with consent);
+otherwise (`fix`, `gen`) it is dropped, the user's file kept, and the rest delivered."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from coder.delivery.apply import apply_run
 from coder.delivery.branching import commit_to_branch
-from coder.delivery.patching import Changes, UserFiles, apply_changes, make_patch
-from coder.delivery.undo import read_originals, record_applied
+from coder.delivery.patching import Changes, UserFiles, make_patch
+from coder.delivery.runs import RunDir
 from coder.redaction import Redactor
 
 
@@ -24,6 +27,8 @@ class Handover:
     """Commit the changes on this new branch instead of touching the working tree."""
     message: str = ""
     """The commit message, for a branch."""
+    deletions: bool = False
+    """Deliver the deletions too; without it they are dropped and the files kept."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,8 @@ class Delivery:
     commit: str | None = None
     refused: str | None = None
     """Why nothing was delivered: the changes write a secret value (named by file only)."""
+    kept: list[str] = field(default_factory=list)
+    """Files the changes deleted that were kept: this handover allows no deletion."""
 
     def fields(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,7 +62,9 @@ def deliver(
     in `run_dir` so that `coder undo` can reverse it. Changes that write one of `secrets`
     are refused, and a branch's commit message is redacted."""
     secrets = secrets or Redactor()
-    shown = Delivery(sorted(changes), make_patch(files.originals_of(changes), changes))
+    kept = [] if handover.deletions else sorted(r for r, data in changes.items() if data is None)
+    changes = {rel: data for rel, data in changes.items() if rel not in kept}
+    shown = Delivery(sorted(changes), make_patch(files.originals_of(changes), changes), kept=kept)
     leaking = secret_writes(files, changes, secrets)
     if leaking:
         return replace(shown, refused=_refusal(leaking, handover))
@@ -65,11 +74,11 @@ def deliver(
         message = secrets.text(handover.message)
         commit = commit_to_branch(files.repo, handover.branch, changes, message)
         return replace(shown, branch=handover.branch, commit=commit)
-    originals = read_originals(files.repo, list(changes))
-    outcome = apply_changes(files.repo, changes, files.hashes)
+    # Kept before the apply: an interrupted or failed apply still leaves the patch.
+    RunDir(run_dir.name, run_dir).patch.write_text(secrets.text(shown.patch), encoding="utf-8")
+    outcome = apply_run(files.repo, run_dir, changes, files.hashes)
     if outcome.conflicts:
         return replace(shown, conflicts=outcome.conflicts)
-    record_applied(run_dir, files.repo, changes, originals)
     return replace(shown, applied=True)
 
 

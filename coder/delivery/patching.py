@@ -1,7 +1,8 @@
 """From a sandbox's changes to the user's tree: snapshot, diff, and a guarded apply.
 
-The user's files are written only when each touched file still has the content it had
-when the sandbox copy was taken; otherwise nothing is written and the patch is kept.
+The user's files are written (by coder/delivery/apply.py) only when each touched file
+still has the content it had when the sandbox copy was taken; otherwise nothing is
+written and the patch is kept.
 The changes came from a sandbox, so before anything is written every path is checked
 again on the user's side (`check_targets`): the sandbox's rules once more, and no folder
 on the way nor the file itself may be a symlink in the user's repository.
@@ -20,6 +21,8 @@ from pathlib import Path
 from sandbox import IGNORED_DIRS, UnsafeChange, check_change_path
 
 Changes = dict[str, bytes | None]
+TEMPORARY_SUFFIX = ".coder-tmp"
+"""A file coder is writing: `.NAME.coder-tmp` next to NAME, renamed over it when done."""
 KEPT_BYTES = 1 << 20
 """`snapshot` keeps files up to this size whole, so a patch can start from them."""
 
@@ -39,7 +42,7 @@ def snapshot(repo: Path, keep: dict[str, bytes] | None = None) -> dict[str, str]
         dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
         for name in filenames:
             path = Path(dirpath) / name
-            if path.is_symlink() or not path.is_file():
+            if path.is_symlink() or not path.is_file() or _is_temporary(name):
                 continue
             data = path.read_bytes()
             hashes[path.relative_to(repo).as_posix()] = sha256_hex(data)
@@ -80,21 +83,6 @@ def make_patch(before: Mapping[str, bytes | None], changes: Changes) -> str:
     return "".join(_file_diff(rel, before[rel], changes[rel]) for rel in sorted(changes))
 
 
-def apply_changes(repo: Path, changes: Changes, manifest: dict[str, str]) -> ApplyResult:
-    """Write the changes if every touched file is as it was at the snapshot; raise
-    UnsafeChange, writing nothing, if any path is unsafe on the user's side."""
-    check_targets(repo, changes)
-    result = ApplyResult(
-        conflicts=[rel for rel in sorted(changes) if _changed(repo, rel, manifest)]
-    )
-    if result.conflicts:
-        return result
-    for rel in sorted(changes):
-        write_atomically(repo / rel, changes[rel])
-        result.applied.append(rel)
-    return result
-
-
 def check_targets(repo: Path, changes: Changes) -> None:
     """Refuse (UnsafeChange) a change whose path the sandbox should never have handed
     back, or that would be written through a symlink, over a folder or below a file in
@@ -122,24 +110,48 @@ def _refused(rel: str, why: str) -> UnsafeChange:
     return UnsafeChange(f"refused to apply the change to {rel!r}: {why}; nothing was applied")
 
 
-def _changed(repo: Path, rel: str, manifest: dict[str, str]) -> bool:
+def changed_since(repo: Path, rel: str, manifest: dict[str, str]) -> bool:
+    """`rel` differs from the snapshot `manifest` (added, removed or edited)."""
     current = _read(repo / rel)
     if current is None:
         return rel in manifest
     return manifest.get(rel) != sha256_hex(current)
 
 
-def write_atomically(path: Path, data: bytes | None) -> None:
-    """Replace a file in one step (None deletes it); its mode is kept."""
+def write_atomically(path: Path, data: bytes | None, mode: int | None = None) -> None:
+    """Replace a file in one step (None deletes it); its mode is kept, or set to `mode`.
+    A failed write leaves no temporary file behind."""
     if data is None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.coder-tmp")
-    temporary.write_bytes(data)
-    if path.exists():
-        os.chmod(temporary, path.stat().st_mode)
-    os.replace(temporary, path)  # atomic: the user never sees a half-written file
+    temporary = path.with_name(f".{path.name}{TEMPORARY_SUFFIX}")
+    try:
+        temporary.write_bytes(data)
+        if mode is None and path.exists():
+            mode = path.stat().st_mode
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)  # atomic: the user never sees a half-written file
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def remove_stale_temporaries(repo: Path) -> list[str]:
+    """Delete the temporary files of applies a crash or SIGKILL cut short; their names."""
+    removed = []
+    for dirpath, dirnames, filenames in os.walk(repo):
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
+        for name in filenames:
+            if _is_temporary(name):
+                (Path(dirpath) / name).unlink(missing_ok=True)
+                removed.append((Path(dirpath) / name).relative_to(repo).as_posix())
+    return removed
+
+
+def _is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(TEMPORARY_SUFFIX)
 
 
 def _file_diff(rel: str, before: bytes | None, after: bytes | None) -> str:

@@ -1,8 +1,10 @@
 """`coder undo`: put back what a run's apply step wrote to the user's files.
 
-The apply step records `applied.json` in the run folder: for every touched path the
-sha256 of the content it left (null: it deleted the file) and the original content
-(base64; null: the file did not exist). Undo restores the originals only if no touched
+The apply step (coder/delivery/apply.py) records `applied.json` in the run folder before
+it writes anything: for every touched path the sha256 of the content it leaves (null: it
+deletes the file) and the original content (base64; null: the file did not exist). An
+apply cut short by a crash can be undone too: a file already back to its original is
+fine. Undo restores the originals only if no touched
 file changed since, then writes `undone.json` so the same run is never undone twice.
 """
 
@@ -40,16 +42,21 @@ def read_originals(repo: Path, paths: list[str]) -> dict[str, bytes | None]:
     return {rel: _read(repo / rel) for rel in paths}
 
 
-def record_applied(
-    run_dir: Path, repo: Path, changes: Changes, before: dict[str, bytes | None]
-) -> None:
-    """Write `applied.json` for changes just applied to `repo`; `before` holds the originals."""
+def write_record(run_dir: Path, changes: Changes, before: dict[str, bytes | None]) -> None:
+    """Write `applied.json` (fsynced) for changes about to be applied: what each touched
+    file will hold and what it held (`before`). It is written before the first byte of
+    the user's files changes, so that whatever happens next can be undone."""
     missing = sorted(set(changes) - set(before))
     if missing:
         raise ValueError(f"no original content given for {', '.join(missing)}")
-    files = {rel: _applied_entry(repo / rel, before[rel]) for rel in sorted(changes)}
+    files = {rel: _entry(changes[rel], before[rel]) for rel in sorted(changes)}
     record = {"version": 1, "applied_at": _now(), "files": files}
     _write_json_atomic(run_dir / APPLIED_FILE, record)
+
+
+def discard_record(run_dir: Path) -> None:
+    """Remove the record of an apply that was rolled back: there is nothing to undo."""
+    (run_dir / APPLIED_FILE).unlink(missing_ok=True)
 
 
 def undo_run(repo: Path, run_dir: Path) -> UndoResult:
@@ -77,8 +84,7 @@ def latest_applied_run(repo: Path) -> RunDir:
     raise UndoError(f"no run under {root} has applied changes left to undo")
 
 
-def _applied_entry(path: Path, original: bytes | None) -> dict[str, str | None]:
-    after = _read(path)
+def _entry(after: bytes | None, original: bytes | None) -> dict[str, str | None]:
     return {
         "after_sha256": None if after is None else sha256_hex(after),
         "original": None if original is None else base64.b64encode(original).decode("ascii"),
@@ -132,6 +138,11 @@ def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
+    descriptor = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)  # the rename itself survives a crash
+    finally:
+        os.close(descriptor)
 
 
 def _read(path: Path) -> bytes | None:

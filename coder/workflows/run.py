@@ -1,18 +1,29 @@
-"""`coder run TASK`: one agent session on a sandboxed copy, then a guarded apply."""
+"""`coder run TASK`: one agent session on a sandboxed copy, then a guarded apply.
+
+Deletions are listed before anything is applied. Deleting untracked files or most of
+the repository needs `consent` (a question at the terminal, or --allow-deletions);
+without it nothing is applied, the status is `needs_consent` and the patch is kept.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from coder.agent.loop import Agent, AgentResult
 from coder.config import Settings
+from coder.delivery.deletions import Deletions
 from coder.delivery.handover import Delivery, Handover
 from coder.delivery.report import RunReport, TestCounts
 from coder.models import Model
 from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox
 
-__all__ = ["run_task"]
+__all__ = ["NEEDS_CONSENT", "Consent", "run_task"]
+
+Consent = Callable[[str], bool]
+"""Asked with the deletions' description; True lets them be applied."""
+NEEDS_CONSENT = "needs_consent"
 
 
 def run_task(
@@ -23,32 +34,58 @@ def run_task(
     *,
     dry_run: bool = False,
     model: Model | None = None,
+    consent: Consent | None = None,
 ) -> RunReport:
-    """Run the agent on a copy of `repo`; apply its changes only if the user's files held."""
+    """Run the agent on a copy of `repo`; apply its changes only if the user's files held
+    and, for deletions that need it, `consent` (None: refused) said yes."""
     session = Session.start("run", settings, repo, hooks, model)
     with session.open_sandbox() as sandbox:
         agent = session.agent(sandbox)
         result = agent.run(task)
         changes = sandbox.changes()
     # The changes of a run that did not finish are only kept as a patch.
-    delivery = session.deliver(changes, Handover(dry_run=dry_run or result.status != "finished"))
-    report = _report(session, sandbox, agent, result, delivery)
+    show_only = dry_run or result.status != "finished"
+    deletions = Deletions.of(repo, changes)
+    refusal = None if show_only else _consent(deletions, hooks, consent)
+    handover = Handover(dry_run=show_only or refusal is not None, deletions=True)
+    delivery = session.deliver(changes, handover)
+    report = _report(session, sandbox, agent, result, delivery, refusal)
     session.save(report)
     return report
 
 
+def _consent(deletions: Deletions, hooks: RunHooks, consent: Consent | None) -> str | None:
+    """None when the deletions may be applied, else why not (one line)."""
+    if not deletions.files:
+        return None
+    described = deletions.describe()
+    hooks.warn(f"the changes delete {described}")
+    if not deletions.need_consent or (consent is not None and consent(described)):
+        return None
+    return (
+        f"not applied: the changes delete {described}; deleting untracked files or most of "
+        "the repository needs your consent: answer yes at a terminal or pass --allow-deletions"
+    )
+
+
 def _report(
-    session: Session, sandbox: Sandbox, agent: Agent, result: AgentResult, delivery: Delivery
+    session: Session,
+    sandbox: Sandbox,
+    agent: Agent,
+    result: AgentResult,
+    delivery: Delivery,
+    refusal: str | None,
 ) -> RunReport:
     runs = result.test_runs
+    refused = {"status": NEEDS_CONSENT, "error": refusal} if refusal else {}
+    fields = {"status": result.status, "error": result.error, **refused}
     return session.report(
         RunReport,
         sandbox,
         Effort.of(agent),
         delivery,
-        status=result.status,
         before=TestCounts.from_test_data(runs[0]) if runs else None,
         after=TestCounts.from_test_data(runs[-1]) if runs else None,
         summary=result.summary,
-        error=result.error,
+        **fields,
     )

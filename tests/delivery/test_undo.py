@@ -9,15 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from coder.delivery.patching import Changes, apply_changes, snapshot
+from coder.delivery.apply import apply_run
+from coder.delivery.patching import Changes, snapshot
 from coder.delivery.runs import RunDir, create_run_dir
-from coder.delivery.undo import (
-    UndoError,
-    latest_applied_run,
-    read_originals,
-    record_applied,
-    undo_run,
-)
+from coder.delivery.undo import UndoError, latest_applied_run, undo_run, write_record
 from tests.helpers import write_tree
 
 ORIGINALS = {
@@ -38,12 +33,10 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _apply(repo: Path, run_id: str, changes: Changes = CHANGES) -> RunDir:
-    """What `coder run` does at the end: guarded apply, then record it in the run folder."""
+    """What a run does at the end: the guarded apply, recorded in the run folder."""
     manifest = snapshot(repo)
-    before = read_originals(repo, list(changes))
-    assert apply_changes(repo, changes, manifest).conflicts == []
     run = create_run_dir(repo, run_id)
-    record_applied(run.path, repo, changes, before)
+    assert apply_run(repo, run.path, changes, manifest).conflicts == []
     return run
 
 
@@ -133,6 +126,6 @@ def test_latest_applied_run_skips_dry_and_undone_runs(repo: Path) -> None:
         latest_applied_run(repo)
 
 
-def test_record_applied_needs_every_original(repo: Path, tmp_path: Path) -> None:
+def test_the_record_needs_every_original(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="calc.py"):
-        record_applied(tmp_path, repo, {"calc.py": b"x"}, before={})
+        write_record(tmp_path, {"calc.py": b"x"}, before={})

@@ -2,7 +2,10 @@
 
 The plugin in `tools/harness/plugin/` is copied into `.coder/pytest_plugin/` and writes
 `.coder/pytest_report.json`; when pytest dies before writing it (a timeout, a crash, a
-broken conftest) the counts are parsed from pytest's own output instead.
+broken conftest) the counts are parsed from pytest's own output instead. pytest's output
+goes to files in `.coder/`, and only their tails and the report come back on stdout:
+exec streams are size-limited, so a suite printing megabytes must not push the report
+out of them (when the report still does not arrive whole, it is read from its file).
 """
 
 from __future__ import annotations
@@ -25,11 +28,18 @@ PLUGIN_NAME = "coder_pytest_report"
 PLUGIN_DIR = ".coder/pytest_plugin"
 REPORT_PATH = ".coder/pytest_report.json"
 CURRENT_PATH = REPORT_PATH + ".current"
+OUTPUT_PATH = ".coder/pytest_output.txt"
+ERRORS_PATH = ".coder/pytest_stderr.txt"
+_INTERPRETER = "@@coder-interpreter@@ "
+_ASK_INTERPRETER = (
+    "python3 -c 'import sys; print(sys.executable, sys.version.split()[0])' 2>&1 | head -c 300"
+)
 PLUGIN_FILE = f"{PLUGIN_DIR}/{PLUGIN_NAME}.py"
 _NO_PLUGIN = 97  # exit code of the script when the plugin is not in the sandbox yet
 _MARK = "@@coder-pytest-report@@"
 DEFAULT_RUNNER = "python3 -m pytest"
 _TAIL_CHARS = 3000
+_OUTPUT_TAIL_BYTES = 16000
 _FAILED = ("failed", "error")
 _SUMMARY_WORD = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
 
@@ -55,8 +65,8 @@ def pytest_command(tests: list[str] | None = None, runner: str = DEFAULT_RUNNER)
 def run_pytest(sandbox: Sandbox, tests: list[str] | None, timeout: float) -> TestRun:
     """Run pytest (all tests, or the given node ids / paths) and collect the results.
 
-    One exec does it all (clear the old report, run, print the new report after a
-    marker): each round trip to a container costs tens of milliseconds.
+    One exec does it all (clear the old report, run, print the output's tail and the new
+    report after a marker): each round trip to a container costs tens of milliseconds.
     """
     return collect_test_run(sandbox, exec_pytest(sandbox, tests, timeout), timeout)
 
@@ -101,10 +111,17 @@ def install(sandbox: Sandbox, path: str, data: bytes, *, again: bool = False) ->
 def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> TestRun:
     """The TestRun from the output of `exec_pytest` (minus any epilogue output)."""
     output, marker, report_text = result.stdout.rpartition(f"\n{_MARK}\n")
+    interpreter = ""
+    if report_text.startswith(_INTERPRETER):  # the script found no report to print
+        interpreter, report_text = report_text.removeprefix(_INTERPRETER).strip(), ""
     report = _parse_report(report_text) if marker else None
-    output = output if marker else result.stdout
+    if report is None and (not marker or report_text):  # cut short on its way here
+        report = _parse_report(_read_text(sandbox, REPORT_PATH))
+    if not marker:
+        output = result.stdout or _read_tail(sandbox)
     run = _from_report(report) if report is not None else _from_output(output)
     run.exit_code = report["exit_code"] if report is not None else result.exit_code
+    run.interpreter = run.interpreter or interpreter
     shown = ExecResult(result.exit_code, output, result.stderr, result.timed_out, result.duration)
     run.timed_out, run.output_tail = result.timed_out, _tail(shown)
     if result.timed_out:
@@ -115,11 +132,25 @@ def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> Te
 
 
 def _script(tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str = "") -> str:
+    files = f"{REPORT_PATH} {CURRENT_PATH} {OUTPUT_PATH} {ERRORS_PATH}"
     return (
-        f"rm -f {REPORT_PATH} {CURRENT_PATH}; test -f {PLUGIN_FILE} || exit {_NO_PLUGIN}; "
-        f"{pytest_command(tests, runner)}; status=$?; printf '\\n{_MARK}\\n'; "
-        f"cat {REPORT_PATH} 2>/dev/null; {epilogue}{'; ' if epilogue else ''}exit $status"
+        f"rm -f {files}; test -f {PLUGIN_FILE} || exit {_NO_PLUGIN}; "
+        f"{pytest_command(tests, runner)} >{OUTPUT_PATH} 2>{ERRORS_PATH}; status=$?; "
+        f"tail -c {_TAIL_CHARS} {ERRORS_PATH} >&2; tail -c {_OUTPUT_TAIL_BYTES} {OUTPUT_PATH}; "
+        f"printf '\\n{_MARK}\\n'; if test -f {REPORT_PATH}; then cat {REPORT_PATH}; "
+        f"else printf '{_INTERPRETER}'; {_ASK_INTERPRETER}; fi; "
+        f"{epilogue}{'; ' if epilogue else ''}exit $status"
     )
+
+
+def _read_tail(sandbox: Sandbox) -> str:
+    """The end of pytest's output, after a timeout killed the script before it printed."""
+    command = f"tail -c {_TAIL_CHARS} {OUTPUT_PATH}; tail -c {_TAIL_CHARS} {ERRORS_PATH} >&2"
+    try:
+        result = sandbox.exec(command, timeout=30)
+    except SandboxError:
+        return ""
+    return result.stdout + (f"\n[stderr]\n{result.stderr}" if result.stderr.strip() else "")
 
 
 def _mark_timeout(run: TestRun, timeout: float, running: str | None) -> None:

@@ -1,5 +1,6 @@
 """The options run, fix and gen share, declared once in `CommonOptions`, and the decorator
-that hands them to a command as one object; `--repo` and the checks of a repository."""
+that hands them to a command as one object; `--repo`, the checks of a repository, and the
+preflight that fails a command before any work on what would fail only after it."""
 
 from __future__ import annotations
 
@@ -104,8 +105,10 @@ class CommonOptions:
         self, repo: Path, *, branch: str | None = None, **flags: object
     ) -> tuple[Path, Settings]:
         """The repository (checked, absolute) and the settings of a run on it: these options
-        and a command's own `flags` over the environment, [tool.coder] and the defaults."""
+        and a command's own `flags` over the environment, [tool.coder] and the defaults.
+        Then what can be checked before any work is (`preflight`)."""
         repo, resolved = self.load(repo, branch=branch, **flags)
+        preflight(repo, branch=branch, dry_run=self.dry_run)
         return repo, resolved.settings
 
     def load(
@@ -171,6 +174,10 @@ def with_common_options(*only: str) -> Callable[[Command], Command]:
         @functools.wraps(command)
         def typer_command(**values: Any) -> None:
             common = CommonOptions(**{p.name: values.pop(p.name) for p in shared})
+            if isinstance(values.get("junit"), Path):  # fix's --junit: checked before any work
+                from coder.delivery.junit import check_junit_path
+
+                check_junit_path(values["junit"])
             command(**values, common=common)
 
         typer_command.__signature__ = inspect.Signature(listed)  # type: ignore[attr-defined]
@@ -178,6 +185,18 @@ def with_common_options(*only: str) -> Callable[[Command], Command]:
         return typer_command
 
     return decorate
+
+
+def preflight(repo: Path, *, branch: str | None, dry_run: bool) -> None:
+    """Fail before any work, in one line, on what would fail only after it: a --branch
+    that exists or is no valid name, a run folder that cannot be written, or (for a run
+    that applies its changes) a read-only repository."""
+    from coder.delivery.branching import check_branch
+    from coder.delivery.runs import check_writable
+
+    if branch is not None:
+        check_branch(repo, branch)
+    check_writable(repo, applies=not (dry_run or branch))
 
 
 def existing_repo(repo: Path) -> Path:

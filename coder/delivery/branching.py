@@ -49,6 +49,12 @@ def commit_to_branch(repo: Path, branch: str, changes: Changes, message: str) ->
     return sha
 
 
+def check_branch(repo: Path, branch: str) -> None:
+    """Before any work: `repo` is in a git repository with a commit, and `branch` is a
+    valid name no branch has yet (BranchError, one line, otherwise)."""
+    _check_branch(_open_repo(repo), branch)
+
+
 def commit_message(repaired: list[str], summary: str) -> str:
     """The subject "coder: repair N tests", then the summary and the repaired node ids."""
     noun = "test" if len(repaired) == 1 else "tests"
@@ -81,7 +87,10 @@ def _prefix(git_repo: git.Repo, repo: Path) -> PurePosixPath:
 def _check_branch(git_repo: git.Repo, branch: str) -> None:
     checked = git_repo.git.check_ref_format("--branch", branch, with_exceptions=False)
     if not branch or branch.startswith("-") or checked != branch:
-        raise BranchError(f"{branch!r} is not a valid branch name")
+        raise BranchError(
+            f"{branch!r} is not a valid branch name (git check-ref-format refuses it); "
+            "choose another, e.g. coder/repairs"
+        )
     exists = git_repo.git.rev_parse(
         "--verify", "--quiet", f"refs/heads/{branch}", with_exceptions=False
     )

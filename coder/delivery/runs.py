@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,6 +15,10 @@ RUNS_DIR = Path(".coder") / "runs"
 
 class RunNotFound(UsageError):
     """No run matches what the user asked for; the message lists what exists."""
+
+
+class UnwritablePath(UsageError):
+    """A path coder must write (a run folder, the repository, --junit) cannot be written."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,45 @@ def create_run_dir(repo: Path, run_id: str | None = None) -> RunDir:
     path.mkdir(parents=True, exist_ok=False)
     exclude_from_git(repo)
     return RunDir(run_id, path)
+
+
+def check_writable(repo: Path, *, applies: bool) -> None:
+    """Before any work: the run folder can be made (every run keeps its patch, report and
+    trace there, a dry run included), and when the run `applies`, the repository is writable."""
+    target = repo / RUNS_DIR
+    why = writable(target)
+    if why:
+        raise UnwritablePath(
+            f"cannot write coder's run folder {target} ({why}); every run, --dry-run "
+            "included, keeps its patch, report and trace there: make the repository "
+            "writable or work on a writable copy"
+        )
+    if applies and not os.access(repo, os.W_OK | os.X_OK):
+        raise UnwritablePath(
+            f"the repository {repo} is not writable, so no change could be applied; make it "
+            "writable, or use --dry-run or --branch NAME"
+        )
+
+
+def writable(path: Path) -> str | None:
+    """None if `path` can be written (made, with its missing folders), else why not."""
+    path = path.absolute()
+    existing = next(p for p in (path, *path.parents) if p.exists() or p == p.parent)
+    if existing != path and not existing.is_dir():
+        return f"{existing} is not a folder"
+    wanted = os.W_OK | os.X_OK if existing.is_dir() else os.W_OK
+    if os.access(existing, wanted):
+        return None
+    if _read_only(existing):
+        return "a read-only file system"
+    return f"no write permission on {existing}"
+
+
+def _read_only(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def exclude_from_git(repo: Path) -> None:

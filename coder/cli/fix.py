@@ -10,7 +10,7 @@ import typer
 from coder.cli import options as opt
 from coder.cli.options import CommonOptions
 from coder.cli.render import fix_summary, print_report
-from coder.errors import ExitCode
+from coder.errors import ExitCode, UsageError
 
 RepoArgument = Annotated[Path, opt.repo_argument("repair")]
 Tests = Annotated[
@@ -51,6 +51,7 @@ def fix(
     from coder.workflows.fix.workflow import fix_repo
 
     repo, settings = common.resolve(repo, branch=branch)
+    check_test_paths(repo, tests or [])
     options = FixOptions(
         allow_src=allow_src,
         dry_run=common.dry_run,
@@ -63,3 +64,15 @@ def fix(
     print_report(report, common.json_output, fix_summary, dry_run=common.dry_run)
     ok = report.status in ("fixed", "nothing_to_do") and not report.conflicts
     raise typer.Exit(ExitCode.OK if ok else ExitCode.INCOMPLETE)
+
+
+def check_test_paths(repo: Path, tests: list[str]) -> None:
+    """A --tests path that is not in the repository is a usage error before any run
+    (node ids that name no test are pytest's to find, at the baseline)."""
+    for test in tests:
+        path = test.split("::")[0]
+        if path and not path.startswith("-") and not (repo / path).exists():
+            raise UsageError(
+                f"--tests {test}: no such file or folder in {repo}; give test paths "
+                "relative to the repository, or node ids such as tests/test_x.py::test_y"
+            )

@@ -1,14 +1,36 @@
-"""The fix workflow's first look: what fails, what is merely flaky, and how to group it."""
+"""The fix workflow's first look: whether the suite runs at all, what fails, what is
+merely flaky, and how to group it.
+
+Flaky: each failing test is rerun, unchanged, several times in one pytest process
+(its node id repeated); one that passes at least once is flaky, not broken. A suite that
+is green and quick is also run again a few times, so that a flaky test that happened to
+pass is still caught.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from coder.workflows.hints import unimportable_project
+from coder.workflows.hints import (
+    EMPTY_SUITE,
+    cannot_run,
+    check_selection,
+    could_not_run,
+    unimportable_project,
+)
 from coder.workflows.session import Session
 from sandbox import Sandbox
 from tools import TestOutcome, TestRun, run_pytest, summary_line
+
+RERUNS = 10
+"""How many times each failing test is rerun at most (in one pytest process)."""
+_MIN_RERUNS = 3
+_RERUN_BUDGET_S = 20.0
+"""The failing tests' own time the reruns may spend, when one run of them is slow."""
+_GREEN_RERUNS = 5
+_GREEN_BUDGET_S = 0.2
+"""A green suite whose run takes at most this long is run _GREEN_RERUNS times more."""
 
 
 @dataclass
@@ -37,22 +59,30 @@ class BaselineOutcome:
 
     baseline: Baseline
     stop: str | None = None
-    """"test_timeout" or "nothing_to_do": the run's status, with nothing to repair."""
+    """"test_timeout", "cannot_run" or "nothing_to_do": the run's status, with nothing
+    to repair."""
     error: str | None = None
 
 
 def first_look(session: Session, sandbox: Sandbox, tests: list[str] | None) -> BaselineOutcome:
     """The baseline run, said and traced, with a hint when the tests cannot import the
-    project; a suite that did not finish ends the run."""
+    project; a suite that did not finish, or could not run, ends the run. A --tests
+    selection that selects nothing is a UsageError."""
     hooks, timeout = session.hooks, session.settings.test_timeout
     hooks.info("baseline: running the test suite")
-    baseline = take_baseline(sandbox, tests, timeout, hooks.info)
+    files = session.files.hashes
+    baseline = take_baseline(sandbox, tests, timeout, hooks.info, files)
     run = baseline.run
+    check_selection(run, tests)
     hooks.info(f"baseline: {summary_line(run)}")
     session.tracer.event("baseline", summary=summary_line(run), groups=len(baseline.groups))
-    hint = unimportable_project(run, session.files.hashes)
+    if could_not_run(run, files):
+        return BaselineOutcome(baseline, "cannot_run", cannot_run(run, files))
+    hint = unimportable_project(run, files)
     if hint:
         hooks.warn(hint)
+    if run.exit_code == 5:
+        return BaselineOutcome(baseline, "nothing_to_do", EMPTY_SUITE)
     if run.timed_out:
         error = (
             f"the test suite did not finish within {timeout:g}s"
@@ -64,23 +94,58 @@ def first_look(session: Session, sandbox: Sandbox, tests: list[str] | None) -> B
 
 
 def take_baseline(
-    sandbox: Sandbox, tests: list[str] | None, timeout: float, say: Callable[[str], None]
+    sandbox: Sandbox,
+    tests: list[str] | None,
+    timeout: float,
+    say: Callable[[str], None],
+    files: Collection[str] = (),
 ) -> Baseline:
+    """The baseline run and its flaky tests; `files` are the repository's paths."""
     run = run_pytest(sandbox, tests, timeout=timeout)
     baseline = Baseline(run)
-    if run.timed_out or not run.failures:
+    if run.timed_out or could_not_run(run, files) or run.exit_code == 5:
         return baseline
-    rerun = run_pytest(sandbox, sorted({_target(f) for f in run.failures}), timeout=timeout)
-    still = {f.nodeid for f in rerun.failures} | _files_with_errors(rerun)
-    for failure in run.failures:
-        if failure.nodeid in still or _target(failure) in still or rerun.timed_out:
-            continue
-        baseline.flaky.append(failure.nodeid)
+    if not run.failures:
+        baseline.flaky = _green_flaky(sandbox, run, tests, timeout)
+    else:
+        baseline.flaky = _red_flaky(sandbox, run, timeout)
     stable = [f for f in run.failures if f.nodeid not in baseline.flaky]
     baseline.groups = group_by_file(stable)
     if baseline.flaky:
         say(f"flaky (failed, then passed unchanged): {', '.join(baseline.flaky)}")
     return baseline
+
+
+def _red_flaky(sandbox: Sandbox, run: TestRun, timeout: float) -> list[str]:
+    """The failures that pass at least once when rerun unchanged, repeated in one process."""
+    targets = sorted({_target(f) for f in run.failures})
+    spent = sum(f.duration for f in run.failures)
+    times = max(_MIN_RERUNS, min(RERUNS, int(_RERUN_BUDGET_S / max(spent, 1e-3))))
+    rerun = run_pytest(sandbox, targets * times + ["--keep-duplicates"], timeout=timeout * 2)
+    if rerun.timed_out or not rerun.report_found:
+        return []
+    failed = {f.nodeid: f for f in rerun.failures}
+    errors = _files_with_errors(rerun)
+    flaky = []
+    for failure in run.failures:
+        again = failed.get(failure.nodeid)
+        if (again is not None and not again.passes) or _target(failure) in errors:
+            continue
+        flaky.append(failure.nodeid)
+    return flaky
+
+
+def _green_flaky(
+    sandbox: Sandbox, run: TestRun, tests: list[str] | None, timeout: float
+) -> list[str]:
+    """A quick green suite run again a few times: the tests that fail there are flaky."""
+    if run.duration > _GREEN_BUDGET_S or not run.outcomes:
+        return []
+    files = tests or sorted({nodeid.split("::")[0] for nodeid in run.outcomes})
+    rerun = run_pytest(sandbox, files * _GREEN_RERUNS + ["--keep-duplicates"], timeout=timeout)
+    if rerun.timed_out or not rerun.report_found:
+        return []
+    return [f.nodeid for f in rerun.failures if run.outcomes.get(f.nodeid) == "passed"]
 
 
 def group_by_file(failures: list[TestOutcome]) -> list[Group]:

@@ -14,19 +14,25 @@ from sandbox.base import (
     PathOutsideWorkspace,
     Sandbox,
     SandboxError,
+    SandboxGone,
     SandboxUnavailable,
+    close_open,
 )
 from sandbox.bubblewrap import bubblewrap_path, bubblewrap_problem
 from sandbox.env import scrub_environment, secret_values
+from sandbox.leftovers import prune_local_copies
 from sandbox.local import LocalSandbox, LocalSandboxConfig
 from sandbox.paths import (
     MAX_CHANGES_BYTES,
+    MAX_COPY_BYTES,
     MAX_FILE_BYTES,
     UnsafeChange,
     check_change_path,
     clean_relative,
     resolve_inside,
+    size_text,
 )
+from sandbox.tree import oversized_files
 
 __all__ = [
     "DEFAULT_CPUS",
@@ -35,6 +41,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "IGNORED_DIRS",
     "MAX_CHANGES_BYTES",
+    "MAX_COPY_BYTES",
     "MAX_FILE_BYTES",
     "RESERVED_DIR",
     "ExecResult",
@@ -43,13 +50,18 @@ __all__ = [
     "PathOutsideWorkspace",
     "Sandbox",
     "SandboxError",
+    "SandboxGone",
     "SandboxUnavailable",
     "UnsafeChange",
     "bubblewrap_path",
     "bubblewrap_problem",
     "check_change_path",
     "clean_relative",
+    "close_open",
+    "oversized_files",
+    "prune_local_copies",
     "resolve_inside",
     "scrub_environment",
     "secret_values",
+    "size_text",
 ]

@@ -68,6 +68,11 @@ class SandboxUnavailable(SandboxError):
     """The sandbox cannot start as configured (no engine, missing or unusable image)."""
 
 
+class SandboxGone(SandboxError):
+    """The sandbox died under the run (its container stopped or was removed, its copy was
+    deleted, the engine stopped answering): the run must end, with what it has."""
+
+
 class PathOutsideWorkspace(SandboxError):
     """A path was absolute, escaped with `..`, or followed a symlink out of the workspace."""
 
@@ -107,7 +112,9 @@ class Sandbox(Protocol):
 
 
 class Lifecycle(ABC):
-    """What the sandboxes share as context managers: `with` starts one and always closes it."""
+    """What the sandboxes share as context managers: `with` starts one and always closes it.
+    Every sandbox between start and close is in `_OPEN`, so `close_open` can remove what
+    an interrupt left (the CLI calls it before it says the sandbox was removed)."""
 
     @abstractmethod
     def start(self) -> None:
@@ -118,8 +125,28 @@ class Lifecycle(ABC):
         """Remove the copy and everything that ran on it; closing twice does nothing."""
 
     def __enter__(self) -> Self:
-        self.start()
+        _OPEN.add(self)
+        try:
+            self.start()
+        except BaseException:
+            _OPEN.discard(self)
+            raise
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self.close()
+        try:
+            self.close()
+        finally:
+            _OPEN.discard(self)
+
+
+_OPEN: set[Lifecycle] = set()
+
+
+def close_open() -> int:
+    """Close every sandbox still open (an interrupt skipped its `with` exit); how many."""
+    left = list(_OPEN)
+    for sandbox in left:
+        sandbox.close()
+        _OPEN.discard(sandbox)
+    return len(left)

@@ -9,6 +9,7 @@ then only protects the user's tree from edits through the sandbox's own paths.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -22,6 +23,7 @@ from sandbox.base import (
     ExecResult,
     Lifecycle,
     SandboxError,
+    SandboxGone,
 )
 from sandbox.bubblewrap import (
     Confinement,
@@ -32,8 +34,10 @@ from sandbox.bubblewrap import (
     user_homes,
 )
 from sandbox.env import scrub_environment
-from sandbox.paths import clean_relative, is_inside, resolve_inside
+from sandbox.leftovers import local_copy_prefix
+from sandbox.paths import MAX_FILE_BYTES, clean_relative, is_inside, resolve_inside, too_large
 from sandbox.process import run_limited, shell_argv
+from sandbox.shield import deferred_interrupts
 from sandbox.tree import copy_tree, entries_under, inventory_of_tree, remove_tree
 
 
@@ -69,26 +73,31 @@ class LocalSandbox(Lifecycle):
         self._base: Path | None = None
         self._manifest: dict[str, str] = {}
         self._interpreter: Interpreter | None = None
+        self.skipped: dict[str, int] = {}
+        """Files left out of the copy (over MAX_COPY_BYTES), with their sizes."""
 
     def start(self) -> None:
         if self._base is not None:
             raise SandboxError("this LocalSandbox is already open; create a new one")
         if not self.source.is_dir():
             raise SandboxError(f"cannot copy {self.source} into a sandbox: not a folder")
-        base = Path(tempfile.mkdtemp(prefix="coder-local-")).resolve()
+        # Named after this process: `coder sandbox prune` removes it if the process dies.
+        base = Path(tempfile.mkdtemp(prefix=local_copy_prefix())).resolve()
         try:
             (base / "home").mkdir()
             (base / "tmp").mkdir()
-            self._manifest = copy_tree(self.source, base / "workspace")
+            self._manifest = copy_tree(self.source, base / "workspace", self.skipped)
         except BaseException:
-            remove_tree(base)
+            with deferred_interrupts():
+                remove_tree(base)
             raise
         self._base = base
 
     def close(self) -> None:
         base, self._base = self._base, None
         if base is not None and not self.config.keep_workspace:
-            remove_tree(base)
+            with deferred_interrupts():
+                remove_tree(base)
 
     @property
     def root(self) -> Path:
@@ -148,7 +157,11 @@ class LocalSandbox(Lifecycle):
     def read(self, path: str) -> bytes:
         target = resolve_inside(self.root, path)
         try:
-            return target.read_bytes()
+            with target.open("rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size > MAX_FILE_BYTES:
+                    raise SandboxError(too_large(path, size))
+                return handle.read()
         except FileNotFoundError:
             raise SandboxError(f"no such file in the workspace: {path!r}") from None
         except IsADirectoryError:
@@ -165,6 +178,11 @@ class LocalSandbox(Lifecycle):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         except OSError as error:
+            if error.errno == errno.ENOSPC:
+                raise SandboxGone(
+                    f"no space left on the device holding the sandbox's copy ({self.root}) "
+                    f"while writing {path!r}; free some space or point TMPDIR elsewhere"
+                ) from None
             raise SandboxError(f"cannot write {path!r}: {error.strerror}") from None
 
     def list(self, path: str = ".") -> list[str]:
@@ -194,4 +212,6 @@ class LocalSandbox(Lifecycle):
                 "LocalSandbox is not open; use it as a context manager: "
                 "`with LocalSandbox(path) as sandbox: ...`"
             )
+        if not (self._base / "workspace").is_dir():
+            raise SandboxGone(f"the local sandbox's copy {self._base} was removed while in use")
         return self._base

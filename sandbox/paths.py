@@ -80,6 +80,28 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 """The largest file a sandbox may hand back as a change: 50 MiB."""
 MAX_CHANGES_BYTES = 200 * 1024 * 1024
 """All the files one `changes()` hands back, together: 200 MiB."""
+MAX_COPY_BYTES = 1024 * 1024 * 1024
+"""Larger files (disk images, dumps, build artifacts) are left out of a sandbox's copy of
+the repository, with a warning: 1 GiB."""
+
+
+def size_text(size: int) -> str:
+    """`5.0 GiB`, `60.0 MiB`, `512 bytes`."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def too_large(path: str, size: int | str) -> str:
+    """The one line for a file too large to read through a sandbox."""
+    shown = size_text(size) if isinstance(size, int) else f"{size.strip()} bytes"
+    return (
+        f"{path!r} is too large to read ({shown}, over the limit of "
+        f"{size_text(MAX_FILE_BYTES)} a file); it is a data file or an artifact, leave it be"
+    )
+
+
 # Never delivered at any depth, whatever the case (a case-insensitive file system opens
 # `.GIT/hooks` as `.git/hooks`; Windows drops trailing dots and spaces).
 _VCS_AND_RESERVED = frozenset({".git", ".hg", ".svn", RESERVED_DIR})

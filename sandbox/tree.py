@@ -9,17 +9,27 @@ special file is refused, and every change ends in `sandbox.paths.checked_changes
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
 import shutil
 import stat
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from sandbox.base import IGNORED_DIRS, SandboxError
-from sandbox.paths import MAX_CHANGES_BYTES, MAX_FILE_BYTES, check_size, checked_changes, unsafe
+from sandbox.paths import (
+    MAX_CHANGES_BYTES,
+    MAX_COPY_BYTES,
+    MAX_FILE_BYTES,
+    check_size,
+    checked_changes,
+    unsafe,
+)
 
 Changes = dict[str, bytes | None]
 
@@ -52,30 +62,59 @@ def _unreadable(error: OSError) -> None:
     )
 
 
-def copy_tree(source: Path, dest: Path) -> dict[str, str]:
+def copy_tree(source: Path, dest: Path, skipped: dict[str, int] | None = None) -> dict[str, str]:
     """Copy `source` into the new folder `dest`, keeping symlinks as symlinks.
 
-    Skips IGNORED_DIRS and special files (sockets, FIFOs). Returns {relpath: sha256}
-    of the regular files copied.
+    Skips IGNORED_DIRS, special files (sockets, FIFOs) and files over MAX_COPY_BYTES
+    (recorded in `skipped` with their sizes). Returns {relpath: sha256} of the regular
+    files copied.
     """
     manifest: dict[str, str] = {}
     dest.mkdir(parents=True)
     for folder, dirnames, filenames in _walk(source):
         relative = Path(folder).relative_to(source)
         for name in dirnames + filenames:
-            src, dst = Path(folder, name), dest / relative / name
+            src, dst, rel = Path(folder, name), dest / relative / name, (relative / name).as_posix()
             try:
-                digest = _copy_entry(src, dst)
+                info = os.lstat(src)
+                if stat.S_ISREG(info.st_mode) and info.st_size > MAX_COPY_BYTES:
+                    if skipped is not None:
+                        skipped[rel] = info.st_size
+                    continue
+                digest = _copy_entry(src, dst, info.st_mode)
             except OSError as error:
-                raise SandboxError(f"could not copy {src} into the sandbox: {error}") from error
+                raise copy_failure(src, error) from error
             if digest is not None:
-                manifest[(relative / name).as_posix()] = digest
+                manifest[rel] = digest
     return manifest
 
 
-def _copy_entry(src: Path, dst: Path) -> str | None:
+def oversized_files(source: Path) -> dict[str, int]:
+    """{relpath: size} of the regular files a sandbox leaves out of its copy of `source`
+    (over MAX_COPY_BYTES), found without reading any file."""
+    found: dict[str, int] = {}
+    for folder, _, filenames in _walk(source):
+        for name in filenames:
+            full = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                info = os.lstat(full)
+                if stat.S_ISREG(info.st_mode) and info.st_size > MAX_COPY_BYTES:
+                    found[Path(full).relative_to(source).as_posix()] = info.st_size
+    return found
+
+
+def copy_failure(path: Path, error: OSError) -> SandboxError:
+    """The one line for a copy into a sandbox that failed; a full disk says where."""
+    if error.errno == errno.ENOSPC:
+        return SandboxError(
+            f"no space left on the device holding {tempfile.gettempdir()} while copying "
+            f"{path} into the sandbox; free some space there or point TMPDIR elsewhere"
+        )
+    return SandboxError(f"could not copy {path} into the sandbox: {error}")
+
+
+def _copy_entry(src: Path, dst: Path, mode: int) -> str | None:
     """Copy one entry; returns the digest when it was a regular file."""
-    mode = os.lstat(src).st_mode
     if stat.S_ISLNK(mode):
         os.symlink(os.readlink(src), dst)
     elif stat.S_ISDIR(mode):

@@ -2,7 +2,8 @@
 
 A tool never raises into the loop. Bad JSON, an unknown tool, arguments that fail
 validation, a refused path and a failing command all come back as a `ToolResult` the
-model can read and correct itself from.
+model can read and correct itself from. The one exception is `SandboxGone`: a sandbox
+that died leaves nothing to correct, so it ends the run.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from sandbox import Sandbox, SandboxError
+from sandbox import Sandbox, SandboxError, SandboxGone
 
 Args = TypeVar("Args", bound=BaseModel)
 
@@ -167,6 +168,8 @@ class ToolRegistry:
 def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
     try:
         return tool.run(context, args)
+    except SandboxGone:  # no tool result can help: the run must end, with what it has
+        raise
     except (ToolError, SandboxError) as exc:
         return ToolResult(output=f"Error: {exc}", is_error=True)
     except (OSError, UnicodeDecodeError, ValueError) as exc:

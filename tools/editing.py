@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox import RESERVED_DIR, PathOutsideWorkspace, SandboxError, clean_relative
+from sandbox import RESERVED_DIR, PathOutsideWorkspace, SandboxError, SandboxGone, clean_relative
 from tools._text import (
     CONTEXT_LINES,
     ambiguous_message,
@@ -115,7 +115,7 @@ def _check_writable(ctx: ToolContext, raw_path: str) -> str:
 def _exists(ctx: ToolContext, path: str) -> bool:
     try:
         ctx.sandbox.read(path)
-    except PathOutsideWorkspace:
+    except (PathOutsideWorkspace, SandboxGone):
         raise
     except (SandboxError, OSError):
         return False

@@ -11,7 +11,7 @@ from fnmatch import fnmatch
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox import IGNORED_DIRS, PathOutsideWorkspace, SandboxError, clean_relative
+from sandbox import IGNORED_DIRS, PathOutsideWorkspace, SandboxError, SandboxGone, clean_relative
 from tools._text import is_binary, number_lines, raw_lines, split_lines
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 
@@ -139,6 +139,8 @@ def _text_lines(ctx: ToolContext, path: str) -> list[tuple[int, str]]:
     """Numbered lines of a text file; nothing for binary, huge or unreadable files."""
     try:
         data = ctx.sandbox.read(path)
+    except SandboxGone:
+        raise
     except (SandboxError, OSError):
         return []
     if len(data) > MAX_SEARCH_BYTES or is_binary(data):
@@ -185,7 +187,7 @@ def read_bytes(ctx: ToolContext, path: str) -> bytes:
     """The file's bytes; a missing or unreadable file is a ToolError that says what to do."""
     try:
         return ctx.sandbox.read(path)
-    except PathOutsideWorkspace:
+    except (PathOutsideWorkspace, SandboxGone):
         raise
     except (SandboxError, OSError) as exc:
         raise ToolError(f"{exc}. Use list_files to see what exists.") from None

@@ -27,6 +27,7 @@ __all__ = [
     "REDACTED",
     "Tracer",
     "environment_secrets",
+    "corrupt_lines",
     "load_events",
     "redact",
     "render_timeline",
@@ -126,7 +127,7 @@ def load_events(path: Path) -> list[dict[str, Any]]:
             event = json.loads(line)
         except json.JSONDecodeError:
             event = None
-        if not isinstance(event, dict):
+        if not isinstance(event, dict) or not isinstance(event.get("kind"), str):
             event = {"kind": "corrupt", "line": number, "raw": line}
         events.append(event)
     return events
@@ -144,9 +145,16 @@ _STYLES = {
 }
 
 
-def render_timeline(path: Path, console: Console) -> None:
+def corrupt_lines(events: list[dict[str, Any]]) -> int:
+    """How many of `events` are lines that were not trace events."""
+    return sum(1 for event in events if event.get("kind") == "corrupt")
+
+
+def render_timeline(
+    path: Path, console: Console, events: list[dict[str, Any]] | None = None
+) -> None:
     """Print one line per event (offset, turn, kind, detail) and a footer for the run."""
-    events = load_events(path)
+    events = load_events(path) if events is None else events
     if not events:
         console.print(f"[yellow]No events in {path}.[/yellow]")
         return

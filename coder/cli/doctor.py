@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from coder import __version__
 from coder.cli.options import CommonOptions, Repo, with_common_options
+from coder.cli.render import RedactingConsole, redactor
 from coder.config import ResolvedSettings, Settings
 from coder.errors import ExitCode
 from coder.models.presets import BUILTIN
@@ -30,7 +30,7 @@ def doctor(repo: Repo = Path("."), *, common: CommonOptions) -> None:
     """Check the set-up: Python, model settings, Docker engine and image, isolation."""
     repo, resolved = common.load(repo)
     ready = _report(resolved.settings, repo)
-    Console(highlight=False).print(_settings_table(resolved))
+    RedactingConsole().print(_settings_table(resolved))
     raise typer.Exit(ExitCode.OK if ready else ExitCode.INCOMPLETE)
 
 
@@ -40,10 +40,11 @@ def _settings_table(resolved: ResolvedSettings) -> Table:
     table = Table(title="settings", show_lines=False)
     for column in ("setting", "value", "from"):
         table.add_column(column)
+    hide = redactor().text
     for name, source in resolved.sources.items():
-        table.add_row(name, escape(resolved.shown(name)), escape(source))
+        table.add_row(name, escape(hide(resolved.shown(name))), escape(hide(source)))
     for name, where in resolved.ignored.items():
-        table.add_row(name, "[yellow]ignored[/]", f"{escape(where)} (only you set it)")
+        table.add_row(name, "[yellow]ignored[/]", f"{escape(hide(where))} (only you set it)")
     return table
 
 
@@ -61,9 +62,10 @@ def _report(settings: Settings, repo: Path) -> bool:
     for column in ("check", "state", "detail"):
         table.add_column(column)
     colours = {"ok": "green", "warn": "yellow", "fail": "red"}
+    hide = redactor().text  # a table is printed as built: its cells are hidden here
     for name, state, detail in rows:
-        table.add_row(name, f"[{colours[state]}]{state}[/]", detail)
-    Console(highlight=False).print(table)
+        table.add_row(name, f"[{colours[state]}]{state}[/]", hide(detail))
+    RedactingConsole().print(table)
     return all(state != "fail" for _, state, _ in rows)
 
 

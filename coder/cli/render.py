@@ -155,6 +155,8 @@ def _run_changes(out: Console, report: RunReport, dry_run: bool) -> None:
         out.print("No files changed.")
     elif report.status == "refused":
         _refused(out, report)
+    elif report.status == "sandbox_error":
+        _lost(out, report)
     elif dry_run:
         _dry_run(out, report)
     elif report.applied:
@@ -234,6 +236,8 @@ def _delivery(out: Console, report: DeliveredReport, dry_run: bool) -> None:
         return
     if report.status == "refused":
         _refused(out, report)
+    elif report.status == "sandbox_error":
+        _lost(out, report)
     elif dry_run:
         _dry_run(out, report)
     elif report.branch:
@@ -253,8 +257,15 @@ def _delivery(out: Console, report: DeliveredReport, dry_run: bool) -> None:
 
 def _refused(out: Console, report: RunReport) -> None:
     out.print(
-        "[yellow]Not applied: the changes hold a secret value (see above). The patch, "
+        "[yellow]Not applied: the changes were refused (see above). The patch, "
         f"redacted, is at {report.patch_file}[/]"
+    )
+
+
+def _lost(out: Console, report: RunReport) -> None:
+    out.print(
+        f"[yellow]Not applied: the sandbox ended the run. The work it held ("
+        f"{', '.join(report.changed_files)}) is kept as a patch at {report.patch_file}[/]"
     )
 
 

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from coder.cli.render import err_console
+from coder.cli.render import err_console, warn
+from sandbox import SandboxUnavailable, prune_local_copies
 from sandbox.docker import (
     DEFAULT_IMAGE,
     build_from_dockerfile,
@@ -52,13 +53,21 @@ def prune_command(
         bool, typer.Option("--all", help="Also remove containers of runs still going.")
     ] = False,
 ) -> None:
-    """Remove containers left by crashed runs (only those carrying coder's label;
-    containers of runs still going are kept unless --all)."""
-    client = connect()
+    """Remove what crashed runs left: their containers (only those carrying coder's
+    label; those of runs still going are kept unless --all) and the local sandbox's
+    temporary copies whose process is gone (a live run's copy is never touched)."""
+    removed = prune_local_copies()
     try:
-        removed = prune(client, everything=everything)
-        if images:
-            removed += prune_setup_images(client)
-    finally:
-        client.close()
+        client = connect(timeout=5)
+    except SandboxUnavailable as error:
+        if everything or images:
+            raise
+        warn(f"{error}; only local copies were pruned")
+    else:
+        try:
+            removed += prune(client, everything=everything)
+            if images:
+                removed += prune_setup_images(client)
+        finally:
+            client.close()
     print(f"removed {len(removed)}" + (": " + ", ".join(removed) if removed else ""))

@@ -17,7 +17,7 @@ from coder.delivery.handover import Delivery, Handover
 from coder.delivery.report import RunReport, TestCounts
 from coder.models import Model
 from coder.workflows.session import Effort, RunHooks, Session
-from sandbox import Sandbox
+from sandbox import Sandbox, SandboxGone, UnsafeChange
 
 __all__ = ["NEEDS_CONSENT", "Consent", "run_task"]
 
@@ -41,8 +41,11 @@ def run_task(
     session = Session.start("run", settings, repo, hooks, model)
     with session.open_sandbox() as sandbox:
         agent = session.agent(sandbox)
-        result = agent.run(task)
-        changes = sandbox.changes()
+        try:
+            result = agent.run(task)
+            changes = sandbox.changes()
+        except (SandboxGone, UnsafeChange) as error:  # the run ends with its report
+            return session.lost(RunReport, sandbox, error, Effort.of(agent))
     # The changes of a run that did not finish are only kept as a patch.
     show_only = dry_run or result.status != "finished"
     deletions = Deletions.of(repo, changes)

@@ -18,7 +18,14 @@ from sandbox import (
     SandboxUnavailable,
     bubblewrap_problem,
 )
-from sandbox.docker import DockerSandbox, DockerSandboxConfig, connect, prepare_image, require_image
+from sandbox.docker import (
+    DockerSandbox,
+    DockerSandboxConfig,
+    connect,
+    image_reference_problem,
+    prepare_image,
+    require_image,
+)
 
 Say = Callable[[str], None]
 ACCEPT_RISK = "or pass --unsafe-no-isolation to accept the risk"
@@ -66,6 +73,9 @@ def _docker_problem(settings: Settings) -> str | None:
 
 def require_isolation(settings: Settings, *, builtin: bool) -> None:
     """Refuse now, before a run writes anything, a session `open_sandbox` would refuse."""
+    image_problem = image_reference_problem(settings.image)
+    if image_problem is not None and settings.sandbox != "local":
+        raise ConfigError(image_problem)
     if settings.sandbox == "docker":
         return
     docker_problem = None if settings.sandbox == "local" else _docker_problem(settings)

@@ -4,6 +4,7 @@ delivered through coder/delivery, the patch and the report saved."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -25,10 +26,19 @@ from coder.models import Model, make_model
 from coder.models.presets import BUILTIN
 from coder.redaction import Redactor
 from coder.workflows.sandboxes import open_sandbox, require_isolation
-from sandbox import Sandbox, UnsafeChange
+from sandbox import (
+    MAX_COPY_BYTES,
+    Sandbox,
+    SandboxError,
+    UnsafeChange,
+    oversized_files,
+    size_text,
+)
 from tools import Approver, ToolContext, WritePolicy, allow_all_writes, default_registry
 
 Command = Literal["run", "fix", "gen"]
+SANDBOX_ERROR = "sandbox_error"
+"""The status of a run whose sandbox ended it: died, or handed back what is unsafe."""
 R = TypeVar("R", bound=RunReport)
 EventHandler = Callable[[str, dict[str, Any]], None]
 
@@ -111,6 +121,12 @@ class Session:
         set-up lines to the first one a run opens."""
         info = None if quiet else self.hooks.info
         warn, run_id, builtin = self.hooks.warn, self.run_dir.run_id, is_builtin(self.model)
+        if not quiet:
+            for path, size in oversized_files(self.repo).items():
+                warn(
+                    f"{path} ({size_text(size)}) is left out of the sandbox: files over "
+                    f"{size_text(MAX_COPY_BYTES)} are not copied (data or build artifacts)"
+                )
         return open_sandbox(self.settings, self.repo, warn, run_id, info, builtin=builtin)
 
     def agent(
@@ -145,6 +161,21 @@ class Session:
         if delivery.commit:
             self.hooks.info(f"committed on branch {delivery.branch} ({delivery.commit[:10]})")
         return delivery
+
+    def lost(self, kind: type[R], sandbox: Sandbox, gone: SandboxError, effort: Effort) -> R:
+        """The saved report of a run its sandbox ended: status `sandbox_error` (it died) or
+        `refused` (it handed back what cannot be delivered), the reason, and as a patch,
+        never applied, what could still be read from a dead sandbox."""
+        changes: Changes = {}
+        if not isinstance(gone, UnsafeChange):
+            with contextlib.suppress(SandboxError):
+                changes = sandbox.changes()  # a stopped container still hands its files
+        delivery = self.deliver(changes, Handover(dry_run=True)) if changes else Delivery()
+        status = "refused" if isinstance(gone, UnsafeChange) else SANDBOX_ERROR
+        self.tracer.event("run_end", status=status, error=str(gone))
+        report = self.report(kind, sandbox, effort, delivery, status=status, error=str(gone))
+        self.save(report)
+        return report
 
     def report(
         self, kind: type[R], sandbox: Sandbox, effort: Effort, delivery: Delivery, **fields: Any

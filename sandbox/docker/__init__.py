@@ -12,6 +12,7 @@ from sandbox.docker.engine import (
     require_image,
 )
 from sandbox.docker.images import DEFAULT_IMAGE, build_from_dockerfile, build_offline
+from sandbox.docker.reference import image_reference_problem
 from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
 from sandbox.docker.setup import (
     SETUP_LABEL,
@@ -36,6 +37,7 @@ __all__ = [
     "connect",
     "dependency_files",
     "engine_available",
+    "image_reference_problem",
     "owner_labels",
     "prepare_image",
     "prune",

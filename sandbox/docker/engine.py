@@ -9,6 +9,7 @@ import warnings
 from typing import Any
 
 from sandbox.base import SandboxUnavailable
+from sandbox.docker.reference import image_reference_problem
 
 LABEL = "coder"
 RUN_LABEL = "coder.run_id"
@@ -56,12 +57,19 @@ def require_image(client: Any, image: str) -> None:
     """Fail clearly when the image is missing or lacks python3 and pytest."""
     import docker.errors
 
+    problem = image_reference_problem(image)
+    if problem is not None:
+        raise SandboxUnavailable(problem)
     try:
         client.images.get(image)
     except docker.errors.ImageNotFound:
         raise SandboxUnavailable(
             f"the sandbox image {image!r} is not present; build it with `coder sandbox build` "
             f"(or sandbox/image/build-offline.sh without a registry), or pass --image"
+        ) from None
+    except docker.errors.APIError as error:
+        raise SandboxUnavailable(
+            f"the Docker engine cannot use the image {image!r}: {_first_line(error)}"
         ) from None
 
 

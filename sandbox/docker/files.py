@@ -22,23 +22,28 @@ import os
 import posixpath
 import stat
 import tarfile
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sandbox.base import IGNORED_DIRS, PathOutsideWorkspace, SandboxError
-from sandbox.paths import check_size, clean_relative, unsafe
-from sandbox.tree import Inventory, file_digest
+from sandbox.paths import MAX_COPY_BYTES, check_size, clean_relative, unsafe
+from sandbox.tree import Inventory, copy_failure, file_digest
 
 WORKSPACE = "/workspace"
 SANDBOX_UID = 1000
 
-# Run as `python3 -I -c HELPER OP PATH IGNORED` from `/` in the container (see above).
-# Exit 3: outside the workspace, 4: missing, 5: a folder.
+MAX_STREAM_BYTES = 8 * 1024 * 1024
+"""The most one exec hands back on each stream, and so the largest file `read` returns."""
+
+# Run as `python3 -I -c HELPER OP PATH IGNORED LIMIT` from `/` in the container (see
+# above). Exit 3: outside the workspace, 4: missing, 5: a folder, 6: over LIMIT bytes.
 HELPER = r"""
 import json, os, sys
 ROOT = "/workspace"
 IGNORED = set(json.loads(sys.argv[3]))
+LIMIT = int(sys.argv[4])
 op, rel = sys.argv[1], sys.argv[2]
 target = os.path.join(ROOT, rel)
 real = os.path.realpath(target)
@@ -52,6 +57,7 @@ def walk(top):
             yield os.path.join(folder, name)
 if op == "read":
     if not os.path.isfile(real): fail(4, "missing")
+    if os.path.getsize(real) > LIMIT: fail(6, str(os.path.getsize(real)))
     sys.stdout.buffer.write(open(real, "rb").read())
 elif op == "check-write":
     if os.path.isdir(real): fail(5, "folder")
@@ -71,7 +77,8 @@ elif op == "list":
 
 def helper_command(op: str, path: str) -> list[str]:
     """The argv of one helper call; run it with `/` as the working directory."""
-    return ["python3", "-I", "-c", HELPER, op, path, json.dumps(sorted(IGNORED_DIRS))]
+    ignored = json.dumps(sorted(IGNORED_DIRS))
+    return ["python3", "-I", "-c", HELPER, op, path, ignored, str(MAX_STREAM_BYTES - 1)]
 
 
 def listed_paths(output: bytes) -> list[str]:
@@ -95,20 +102,43 @@ def _clean(item: str) -> str | None:
         return None
 
 
-def tar_of_tree(source: Path) -> tuple[bytes, dict[str, str]]:
-    """An archive of `source` (IGNORED_DIRS left out, owned by the sandbox user) and its
-    {relpath: sha256} manifest of regular files."""
-    buffer = io.BytesIO()
+def tar_of_tree(source: Path) -> tuple[IO[bytes], dict[str, str], dict[str, int]]:
+    """An archive of `source` in a temporary file (IGNORED_DIRS and files over
+    MAX_COPY_BYTES left out, owned by the sandbox user), the {relpath: sha256} manifest of
+    its regular files, and {relpath: size} of the files left out. Close the archive."""
+    archive_file = tempfile.TemporaryFile()  # noqa: SIM115 (the caller closes it)
     manifest: dict[str, str] = {}
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for folder, dirnames, filenames in os.walk(source):
-            dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
-            for name in sorted(dirnames) + sorted(filenames):
-                full = Path(folder, name)
-                relative = full.relative_to(source).as_posix()
-                if _add(archive, full, relative) and stat.S_ISREG(os.lstat(full).st_mode):
-                    manifest[relative] = file_digest(full)
-    return buffer.getvalue(), manifest
+    skipped: dict[str, int] = {}
+    try:
+        with tarfile.open(fileobj=archive_file, mode="w") as archive:
+            for folder, dirnames, filenames in os.walk(source):
+                dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS)
+                for name in sorted(dirnames) + sorted(filenames):
+                    full = Path(folder, name)
+                    relative = full.relative_to(source).as_posix()
+                    _add_entry(archive, full, relative, manifest, skipped)
+        archive_file.seek(0)
+    except OSError as error:
+        archive_file.close()
+        raise copy_failure(source, error) from None
+    except BaseException:
+        archive_file.close()
+        raise
+    return archive_file, manifest, skipped
+
+
+def _add_entry(
+    archive: tarfile.TarFile,
+    full: Path,
+    relative: str,
+    manifest: dict[str, str],
+    skipped: dict[str, int],
+) -> None:
+    info = os.lstat(full)
+    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_COPY_BYTES:
+        skipped[relative] = info.st_size
+    elif _add(archive, full, relative) and stat.S_ISREG(info.st_mode):
+        manifest[relative] = file_digest(full)
 
 
 def tar_of_file(path: str, data: bytes) -> bytes:

@@ -9,27 +9,29 @@ orphaned container ends on its own.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import IO, Any, TypeVar
 
 from sandbox.base import (
-    DEFAULT_CPUS,
-    DEFAULT_MEMORY_MB,
-    DEFAULT_PROCESSES,
-    DEFAULT_TIMEOUT,
     ExecResult,
     Lifecycle,
     PathOutsideWorkspace,
     SandboxError,
+    SandboxGone,
     SandboxUnavailable,
 )
-from sandbox.docker.engine import connect, owner_labels, require_image
+from sandbox.docker.config import SANDBOX_ENV, DockerSandboxConfig, container_options
+from sandbox.docker.container import (
+    create_and_start,
+    engine_failure,
+    gone_reason,
+    remove_container,
+)
+from sandbox.docker.engine import connect, require_image
 from sandbox.docker.files import (
     SANDBOX_UID,
     WORKSPACE,
@@ -40,8 +42,10 @@ from sandbox.docker.files import (
     tar_of_file,
     tar_of_tree,
 )
-from sandbox.docker.images import DEFAULT_IMAGE
-from sandbox.paths import clean_relative
+from sandbox.paths import clean_relative, too_large
+
+T = TypeVar("T")
+__all__ = ["DockerSandbox", "DockerSandboxConfig"]
 
 _MAX_STREAM_BYTES = 8 * 1024 * 1024
 # Seconds to wait for a killed command's output stream to close.
@@ -54,39 +58,6 @@ _FIND_PYTEST = (
     "import importlib.util, sys; "
     "sys.exit(None if importlib.util.find_spec('pytest') else \"No module named 'pytest'\")"
 )
-_ENV = {
-    "HOME": "/tmp",
-    "TMPDIR": "/tmp",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "LANG": "C.UTF-8",
-    # HOME is /tmp, so name the user site where `--setup` installed packages (docker_setup.py).
-    "PYTHONUSERBASE": "/home/coder/.local",
-}
-
-
-class DockerSandboxConfig(BaseModel):
-    """Image and limits of the run's container."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-    image: str = DEFAULT_IMAGE
-    """Image with python3 and pytest; build it with `coder sandbox build`."""
-    memory_mb: int = Field(default=DEFAULT_MEMORY_MB, gt=0)
-    """Memory limit of the whole container, in MiB."""
-    cpus: float = Field(default=DEFAULT_CPUS, gt=0)
-    """CPU limit of the whole container, in cores."""
-    pids_limit: int = Field(default=DEFAULT_PROCESSES, gt=0)
-    """Most processes alive at once in the container (bounds fork bombs)."""
-    tmp_mb: int = Field(default=512, gt=0)
-    """Size of the writable tmpfs at /tmp, in MiB."""
-    network: bool = False
-    """Give the container a network; off unless the user asks for it."""
-    lifetime_s: int = Field(default=4 * 3600, gt=0)
-    """The container's main process exits after this long, so an orphan dies on its own."""
-    default_timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
-    """Seconds a command may run when exec() is given no timeout."""
-    run_id: str = "adhoc"
-    """Written into the container's labels so crashed runs can be found and pruned."""
 
 
 class DockerSandbox(Lifecycle):
@@ -100,6 +71,8 @@ class DockerSandbox(Lifecycle):
         self._container: Any = None
         self._client: Any = None
         self._manifest: dict[str, str] = {}
+        self.skipped: dict[str, int] = {}
+        """Files left out of the copy (over MAX_COPY_BYTES), with their sizes."""
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coder-exec")
 
     @property
@@ -116,15 +89,24 @@ class DockerSandbox(Lifecycle):
             raise SandboxError(f"cannot copy {self.source} into a sandbox: not a folder")
         client = self._client = connect()
         require_image(client, self.config.image)
-        archive, self._manifest = tar_of_tree(self.source)
-        self._container = client.containers.run(detach=True, **self._container_options())
+        archive, self._manifest, self.skipped = tar_of_tree(self.source)
+        hold: builtins.list[Any] = []
         try:
-            if not self._container.put_archive(WORKSPACE, archive):
-                raise SandboxError("could not copy the repository into the container")
+            options = container_options(self.config)
+            create_and_start(client, options, hold)
+            self._container = hold[0]
+            self._engine(lambda: self._copy_in(archive))
             self._check_tools()
         except BaseException:
+            self._container = self._container or (hold[0] if hold else None)
             self.close()
             raise
+        finally:
+            archive.close()
+
+    def _copy_in(self, archive: IO[bytes]) -> None:
+        if not self._started().put_archive(WORKSPACE, archive):
+            raise SandboxError("could not copy the repository into the container")
 
     def close(self) -> None:
         container, self._container = self._container, None
@@ -132,9 +114,7 @@ class DockerSandbox(Lifecycle):
         if client is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
         if container is not None:
-            # Cleanup must never mask the run's own outcome; `coder sandbox prune` finds leftovers.
-            with contextlib.suppress(Exception):
-                container.remove(force=True, v=True)
+            remove_container(container)
         if client is not None:
             client.close()
 
@@ -152,6 +132,8 @@ class DockerSandbox(Lifecycle):
             self._kill_all()
             code, out, err = future.result(timeout=_GRACE_SECONDS)
         duration = time.monotonic() - started
+        if code in (137, -1) and not timed_out:
+            self._raise_if_gone()
         if code == 137 and not timed_out:
             err += (
                 f"\n[coder: the command was killed (SIGKILL), most likely by the "
@@ -164,7 +146,7 @@ class DockerSandbox(Lifecycle):
         code, out, err = self._run(helper_command("read", relative), workdir="/")
         self._check(code, err, path)
         if len(out) >= _MAX_STREAM_BYTES:
-            raise SandboxError(f"{path!r} is too large to read (over {_MAX_STREAM_BYTES} bytes)")
+            raise SandboxError(too_large(path, str(len(out))))
         return out
 
     def write(self, path: str, data: bytes) -> None:
@@ -173,7 +155,8 @@ class DockerSandbox(Lifecycle):
             raise SandboxError("cannot write to the workspace root itself; name a file")
         code, _, err = self._run(helper_command("check-write", relative), workdir="/")
         self._check(code, err, path)
-        if not self._started().put_archive(WORKSPACE, tar_of_file(relative, data)):
+        archive = tar_of_file(relative, data)
+        if not self._engine(lambda: self._started().put_archive(WORKSPACE, archive)):
             raise SandboxError(f"cannot write {path!r} in the container")
 
     def list(self, path: str = ".") -> list[str]:
@@ -184,16 +167,16 @@ class DockerSandbox(Lifecycle):
     def changes(self) -> dict[str, bytes | None]:
         """Files that differ from the copy, from one archive of /workspace read on the
         host (no helper runs) and checked by `sandbox.paths.checked_changes`."""
-        stream, _ = self._started().get_archive(WORKSPACE)
+        stream, _ = self._engine(lambda: self._started().get_archive(WORKSPACE))
         try:
-            inventory = inventory_of_archive(stream, self._manifest)
+            inventory = self._engine(lambda: inventory_of_archive(stream, self._manifest))
         finally:
             _close_archive(stream)
         return inventory.changes(fetch=self._fetch)
 
     def _fetch(self, relative: str) -> bytes:
         """One file alone (a hard link to a file that did not change)."""
-        stream, _ = self._started().get_archive(f"{WORKSPACE}/{relative}")
+        stream, _ = self._engine(lambda: self._started().get_archive(f"{WORKSPACE}/{relative}"))
         try:
             return file_from_tar(stream, relative)
         finally:
@@ -208,34 +191,15 @@ class DockerSandbox(Lifecycle):
                 "build the default image with `coder sandbox build` or pass --image"
             )
 
-    def _container_options(self) -> dict[str, Any]:
-        from docker.types import Mount
-
-        config = self.config
-        return {
-            "image": config.image,
-            "command": ["sleep", str(config.lifetime_s)],
-            "labels": owner_labels(config.run_id),
-            "network_mode": "bridge" if config.network else "none",
-            "mem_limit": f"{config.memory_mb}m",
-            "memswap_limit": f"{config.memory_mb}m",
-            "nano_cpus": int(config.cpus * 1e9),
-            "pids_limit": config.pids_limit,
-            "user": f"{SANDBOX_UID}:{SANDBOX_UID}",
-            "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"],
-            "read_only": True,
-            "tmpfs": {"/tmp": f"size={config.tmp_mb}m,mode=1777"},
-            "mounts": [Mount(target=WORKSPACE, source=None, type="volume")],
-            "working_dir": WORKSPACE,
-            "environment": _ENV,
-        }
-
     def _run(self, argv: builtins.list[str], workdir: str = WORKSPACE) -> tuple[int, bytes, str]:
         """One exec: (exit code, stdout bytes, stderr text), each stream capped."""
+        return self._engine(lambda: self._exec_once(argv, workdir))
+
+    def _exec_once(self, argv: builtins.list[str], workdir: str) -> tuple[int, bytes, str]:
         api = self._started().client.api
+        user, env = f"{SANDBOX_UID}", SANDBOX_ENV
         exec_id = api.exec_create(
-            self._container.id, argv, user=f"{SANDBOX_UID}", workdir=workdir, environment=_ENV
+            self._container.id, argv, user=user, workdir=workdir, environment=env
         )["Id"]
         out, err = bytearray(), bytearray()
         stream = api.exec_start(exec_id, stream=True, demux=True)
@@ -249,13 +213,33 @@ class DockerSandbox(Lifecycle):
         code = -1 if code is None else int(code)
         return code, bytes(out), err.decode("utf-8", "replace")
 
+    def _engine(self, call: Callable[[], T]) -> T:
+        """`call()`, an engine failure turned into SandboxGone (with the container's state)
+        or a SandboxError quoting the engine."""
+        try:
+            return call()
+        except SandboxError:
+            raise
+        except Exception as error:
+            container = self._started()
+            failure = engine_failure(self._client, container, error, self.config.memory_mb)
+        raise failure
+
+    def _raise_if_gone(self) -> None:
+        reason = gone_reason(self._client, self._started(), self.config.memory_mb)
+        if reason is not None:
+            raise SandboxGone(reason)
+
     def _kill_all(self) -> None:
         """Kill every process of the sandbox user except PID 1 (which ignores it)."""
         api = self._started().client.api
-        exec_id = api.exec_create(
-            self._container.id, ["bash", "-c", "kill -9 -1"], user=f"{SANDBOX_UID}"
-        )
-        _close_stream(api.exec_start(exec_id, stream=True))
+
+        def kill() -> None:
+            argv = ["bash", "-c", "kill -9 -1"]
+            exec_id = api.exec_create(self._container.id, argv, user=f"{SANDBOX_UID}")
+            _close_stream(api.exec_start(exec_id, stream=True))
+
+        self._engine(kill)
 
     def _check(self, code: int, err: str, path: str) -> None:
         if code == 0:
@@ -266,6 +250,8 @@ class DockerSandbox(Lifecycle):
             raise SandboxError(f"no such file or folder in the workspace: {path!r}")
         if code == 5:
             raise SandboxError(f"{path!r} is a folder, not a file")
+        if code == 6:
+            raise SandboxError(too_large(path, err))
         raise SandboxError(f"sandbox helper failed for {path!r}: {err.strip()[-300:]}")
 
     def _started(self) -> Any:

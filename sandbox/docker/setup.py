@@ -11,7 +11,6 @@ image. Set-up has a network only when the user asks for one.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.base import SandboxError
-from sandbox.docker.engine import LABEL, require_image
+from sandbox.docker.container import container_name, create_and_start, remove_container
+from sandbox.docker.engine import owner_labels, require_image
 from sandbox.docker.files import SANDBOX_UID, WORKSPACE, tar_of_tree
 
 SETUP_REPOSITORY = "coder-setup"
@@ -117,8 +117,14 @@ def prepare_image(
     if _image_exists(client, tag):
         return SetupResult(tag, True, key, time.monotonic() - started, "")
     options = _container_options(base_image, key, network, timeout, memory_mb)
-    container = client.containers.run(detach=True, **options)
-    output = _run_and_commit(container, source, command, timeout, base, key)
+    hold: list[Any] = []
+    try:
+        create_and_start(client, options, hold)
+    except BaseException:
+        for container in hold:
+            remove_container(container)
+        raise
+    output = _run_and_commit(hold[0], source, command, timeout, base, key)
     return SetupResult(tag, False, key, time.monotonic() - started, _tail(output))
 
 
@@ -128,17 +134,17 @@ def _run_and_commit(
     """Copy the repository in, run `command` and commit the container as the set-up image;
     returns the command's output. The container is removed either way."""
     try:
-        archive, _ = tar_of_tree(source)
-        if not container.put_archive(WORKSPACE, archive):
-            raise SandboxError("could not copy the repository into the set-up container")
+        archive, _, _ = tar_of_tree(source)
+        with archive:
+            if not container.put_archive(WORKSPACE, archive):
+                raise SandboxError("could not copy the repository into the set-up container")
         code, output = _run_with_timeout(container, command, timeout)
         if code != 0:
             raise SandboxError(_failure_message(command, code, output))
         container.commit(repository=SETUP_REPOSITORY, tag=key, conf=_image_config(base, key))
     finally:
         # Cleanup must never mask the set-up's own error; `coder sandbox prune` finds leftovers.
-        with contextlib.suppress(Exception):
-            container.remove(force=True, v=True)
+        remove_container(container)
     return output
 
 
@@ -182,8 +188,9 @@ def _container_options(
 
     return {
         "image": image,
+        "name": container_name(f"setup-{key}"),
         "command": ["sleep", str(int(timeout) + 60)],
-        "labels": {LABEL: "1", SETUP_LABEL: key},
+        "labels": {**owner_labels(f"setup-{key}"), SETUP_LABEL: key},
         "network_mode": "bridge" if network else "none",
         "mem_limit": f"{memory_mb}m",
         "memswap_limit": f"{memory_mb}m",

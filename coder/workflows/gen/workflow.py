@@ -21,7 +21,7 @@ from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.scope import ModuleTarget, changed_modules, group_targets
 from coder.workflows.hints import unimportable_project
 from coder.workflows.session import Effort, RunHooks, Session
-from sandbox import Sandbox
+from sandbox import Sandbox, SandboxGone, UnsafeChange
 from tools import CoverageRun, find_targets, measure_coverage, render_test_run, summary_line
 
 SUITE_FAILING_HINT = "the test suite fails before any test is written; run `coder fix` first"
@@ -53,7 +53,10 @@ def gen_repo(
     only = selected_paths(repo, options)  # a bad --target or ref fails before any run
     session = Session.start("gen", settings, repo, hooks, model)
     with session.open_sandbox() as sandbox:
-        generation = _generation(session, sandbox, only, options)
+        try:
+            generation = _generation(session, sandbox, only, options)
+        except (SandboxGone, UnsafeChange) as error:  # the run ends with its report
+            return session.lost(GenReport, sandbox, error, Effort())
     delivery = _deliver(session, options, generation)
     report = _report(session, sandbox, options, generation, delivery)
     session.tracer.event("gen_end", status=report.status, tests_added=len(report.tests_added))

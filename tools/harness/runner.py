@@ -28,6 +28,7 @@ PLUGIN_NAME = "coder_pytest_report"
 PLUGIN_DIR = ".coder/pytest_plugin"
 REPORT_PATH = ".coder/pytest_report.json"
 CURRENT_PATH = REPORT_PATH + ".current"
+ONLY_PATH = ".coder/pytest_only.txt"
 OUTPUT_PATH = ".coder/pytest_output.txt"
 ERRORS_PATH = ".coder/pytest_stderr.txt"
 _INTERPRETER = "@@coder-interpreter@@ "
@@ -62,13 +63,18 @@ def pytest_command(tests: list[str] | None = None, runner: str = DEFAULT_RUNNER)
     return f"{env} {pytest} {selected}".rstrip()
 
 
-def run_pytest(sandbox: Sandbox, tests: list[str] | None, timeout: float) -> TestRun:
-    """Run pytest (all tests, or the given node ids / paths) and collect the results.
+def run_pytest(
+    sandbox: Sandbox, tests: list[str] | None, timeout: float, *, repeat: int = 1
+) -> TestRun:
+    """Run pytest (all tests, or the given node ids / paths) and collect the results;
+    `repeat` runs each of `tests` that many times in the one process (TestOutcome.runs
+    and .passes count them).
 
     One exec does it all (clear the old report, run, print the output's tail and the new
     report after a marker): each round trip to a container costs tens of milliseconds.
     """
-    return collect_test_run(sandbox, exec_pytest(sandbox, tests, timeout), timeout)
+    result = exec_pytest(sandbox, tests, timeout, repeat=repeat)
+    return collect_test_run(sandbox, result, timeout)
 
 
 def exec_pytest(
@@ -78,6 +84,7 @@ def exec_pytest(
     *,
     runner: str = DEFAULT_RUNNER,
     epilogue: str = "",
+    repeat: int = 1,
 ) -> ExecResult:
     """Run the pytest script in one exec, copying the plugin in first if it is missing.
 
@@ -86,6 +93,9 @@ def exec_pytest(
     exits with pytest's status. Read the result with `collect_test_run`.
     """
     script = _script(tests, runner, epilogue)
+    if repeat > 1 and tests:
+        files = _files(tests) * repeat + ["--keep-duplicates"]
+        script = _repeated(tests) + _script(files, runner, epilogue)
     install(sandbox, PLUGIN_FILE, _plugin_source())  # a new sandbox: spare a failing exec
     result = sandbox.exec(script, timeout=timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
@@ -141,6 +151,17 @@ def _script(tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str
         f"else printf '{_INTERPRETER}'; {_ASK_INTERPRETER}; fi; "
         f"{epilogue}{'; ' if epilogue else ''}exit $status"
     )
+
+
+def _files(tests: list[str]) -> list[str]:
+    return list(dict.fromkeys(t.split("::")[0] for t in tests if not t.startswith("-")))
+
+
+def _repeated(tests: list[str]) -> str:
+    """Shell that names `tests` to the plugin: pytest runs a repeated node id only once,
+    so their files are repeated and the plugin keeps only `tests`."""
+    names = " ".join(shlex.quote(test) for test in tests if not test.startswith("-"))
+    return f"printf '%s\\n' {names} >{ONLY_PATH}; export CODER_PYTEST_ONLY={ONLY_PATH}; "
 
 
 def _read_tail(sandbox: Sandbox) -> str:

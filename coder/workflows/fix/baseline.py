@@ -121,7 +121,7 @@ def _red_flaky(sandbox: Sandbox, run: TestRun, timeout: float) -> list[str]:
     targets = sorted({_target(f) for f in run.failures})
     spent = sum(f.duration for f in run.failures)
     times = max(_MIN_RERUNS, min(RERUNS, int(_RERUN_BUDGET_S / max(spent, 1e-3))))
-    rerun = run_pytest(sandbox, targets * times + ["--keep-duplicates"], timeout=timeout * 2)
+    rerun = run_pytest(sandbox, targets, timeout=timeout * 2, repeat=times)
     if rerun.timed_out or not rerun.report_found:
         return []
     failed = {f.nodeid: f for f in rerun.failures}
@@ -142,7 +142,7 @@ def _green_flaky(
     if run.duration > _GREEN_BUDGET_S or not run.outcomes:
         return []
     files = tests or sorted({nodeid.split("::")[0] for nodeid in run.outcomes})
-    rerun = run_pytest(sandbox, files * _GREEN_RERUNS + ["--keep-duplicates"], timeout=timeout)
+    rerun = run_pytest(sandbox, files, timeout=timeout, repeat=_GREEN_RERUNS)
     if rerun.timed_out or not rerun.report_found:
         return []
     return [f.nodeid for f in rerun.failures if run.outcomes.get(f.nodeid) == "passed"]

@@ -251,6 +251,11 @@ def test_repeated_runs_count_runs_and_passes(tmp_path: Path) -> None:
     )
     with LocalSandbox(tmp_path / "repo") as sandbox:
         run = run_pytest(sandbox, ["tests/test_f.py"] * 5 + ["--keep-duplicates"], timeout=60)
+        alone = run_pytest(sandbox, ["tests/test_f.py::test_odd_runs_fail"], timeout=60, repeat=4)
     odd = failure(run, "tests/test_f.py::test_odd_runs_fail")
     assert (odd.outcome, odd.runs, odd.passes) == ("failed", 5, 2)
     assert run.outcomes["tests/test_f.py::test_ok"] == "passed"
+    # A node id repeated: pytest would run it once; the plugin keeps it alone, 4 times.
+    assert list(alone.outcomes) == ["tests/test_f.py::test_odd_runs_fail"]
+    again = failure(alone, "tests/test_f.py::test_odd_runs_fail")
+    assert (again.runs, again.passes, alone.collected) == (4, 2, 4)

@@ -24,28 +24,13 @@ _MAX_MESSAGE_LINES = 15
 _MAX_MESSAGE_CHARS = 3000
 _MAX_FRAMES = 6
 _INTERNAL = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "coder_pytest_report")
-_OUTCOME_HOOKS = (
-    "pytest_runtest_makereport",
-    "pytest_runtest_logreport",
-    "pytest_report_teststatus",
-    "pytest_runtest_protocol",
-    "pytest_runtest_setup",
-    "pytest_runtest_call",
-    "pytest_runtest_teardown",
-    "pytest_pyfunc_call",
-    "pytest_collection_modifyitems",
-    "pytest_collection",
-    "pytest_collect_file",
-    "pytest_pycollect_makeitem",
-    "pytest_ignore_collect",
-    "pytest_deselected",
-    "pytest_itemcollected",
-    "pytest_collectreport",
-    "pytest_make_collect_report",
-    "pytest_sessionfinish",
-    "pytest_exception_interact",
-    "pytest_assertrepr_compare",
-)
+_OUTCOME_HOOKS = [  # names in one string: a list literal would take 20 lines
+    f"pytest_{name}"
+    for name in """runtest_makereport runtest_logreport report_teststatus runtest_protocol
+    runtest_setup runtest_call runtest_teardown pyfunc_call collection_modifyitems collection
+    collect_file pycollect_makeitem ignore_collect deselected itemcollected collectreport
+    make_collect_report sessionfinish exception_interact assertrepr_compare""".split()  # noqa: SIM905
+]
 """Hooks through which a plugin or conftest.py can alter outcomes or collection."""
 
 
@@ -73,6 +58,24 @@ def pytest_configure(config: Any) -> None:
     if path:
         root = str(getattr(config, "rootpath", "") or os.getcwd())
         _state = _Collector(os.path.abspath(path), root)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    # CODER_PYTEST_ONLY names a file of node ids (or files, classes) to keep: the runner
+    # repeats a test by repeating its file, since pytest collects a node id only once.
+    only = os.environ.get("CODER_PYTEST_ONLY")
+    if not only or not os.path.exists(only):
+        return
+    with open(only, encoding="utf-8") as handle:
+        wanted = {line for line in handle.read().splitlines() if line}
+    prefixes = tuple(end for name in wanted for end in (name + "::", name + "["))
+    keep = [item for item in items if item.nodeid in wanted or item.nodeid.startswith(prefixes)]
+    kept = {id(item) for item in keep}
+    dropped = [item for item in items if id(item) not in kept]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:

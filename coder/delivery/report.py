@@ -68,7 +68,11 @@ class DeliveredReport(RunReport):
 
 
 class FixReport(DeliveredReport):
-    """`coder fix`: the run report plus the fate of each failing test."""
+    """`coder fix`: the run report plus the fate of each failing test.
+
+    status: fixed, partial, unfixed, nothing_to_do (also for 0 tests collected, which
+    `error` says), test_timeout or cannot_run (pytest could not run the suite; `error`
+    holds pytest's words, the interpreter and the likely fix)."""
 
     tests: list[TestResult] = Field(default_factory=list)
 
@@ -94,8 +98,8 @@ class PossibleBug(BaseModel):
 class GenReport(DeliveredReport):
     """`coder gen`: coverage before and after, and the tests that earned their place.
 
-    status: goal_met, improved, nothing_to_cover, no_gain, suite_failing or
-    coverage_unavailable."""
+    status: goal_met, improved, nothing_to_cover, no_gain, suite_failing, cannot_run
+    (pytest could not run the existing suite) or coverage_unavailable."""
 
     coverage_before: Coverage | None = None
     coverage_after: Coverage | None = None

@@ -19,10 +19,17 @@ from coder.workflows.gen.judge import Covered
 from coder.workflows.gen.module import ModuleOutcome, write_tests
 from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.scope import ModuleTarget, changed_modules, group_targets
-from coder.workflows.hints import unimportable_project
+from coder.workflows.hints import cannot_run, could_not_run, unimportable_project
 from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox, SandboxGone, UnsafeChange
-from tools import CoverageRun, find_targets, measure_coverage, render_test_run, summary_line
+from tools import (
+    COVERAGE_NOT_INSTALLED,
+    CoverageRun,
+    find_targets,
+    measure_coverage,
+    render_test_run,
+    summary_line,
+)
 
 SUITE_FAILING_HINT = "the test suite fails before any test is written; run `coder fix` first"
 
@@ -89,6 +96,9 @@ def _generation(
     session.hooks.info("baseline: measuring coverage")
     run = measure_coverage(sandbox, None, session.settings.test_timeout)
     session.tracer.event("gen_baseline", line=run.line_pct, branch=run.branch_pct, error=run.error)
+    files = session.files.hashes
+    if run.error != COVERAGE_NOT_INSTALLED and could_not_run(run.tests, files):
+        return Generation(run, "cannot_run", cannot_run(run.tests, files))
     if run.error is not None:
         return Generation(run, "coverage_unavailable", run.error)
     if run.tests.failures or run.tests.timed_out:

@@ -18,7 +18,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from coder.delivery.patching import Changes, sha256_hex, write_atomically
+from coder.delivery.patching import (
+    Changes,
+    remove_stale_temporaries,
+    sha256_hex,
+    write_atomically,
+)
 from coder.delivery.runs import RUNS_DIR, RunDir
 from coder.errors import UsageError
 
@@ -67,6 +72,7 @@ def undo_run(repo: Path, run_dir: Path) -> UndoResult:
     )
     if result.conflicts:
         return result
+    remove_stale_temporaries(repo)  # what an apply cut short by a kill left behind
     for rel, entry in files.items():
         write_atomically(repo / rel, _original(entry))
         result.restored.append(rel)

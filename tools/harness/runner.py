@@ -205,6 +205,7 @@ def _from_report(report: dict[str, Any]) -> TestRun:
         outcomes={test.nodeid: test.outcome for test in tests},
         expected_failures=[test for test in tests if test.outcome == "xfailed"],
         duration=float(report.get("duration", 0.0)),
+        test_time=sum(test.duration for test in tests),
         report_found=True,
         collected=report.get("collected"),
         interpreter=str(report.get("interpreter") or ""),

@@ -71,6 +71,9 @@ class TestRun(BaseModel):
     running: str | None = None
     """The test that was running when a timeout killed pytest, if known."""
     duration: float = 0.0
+    test_time: float = 0.0
+    """The tests' own time (setup, call and teardown summed), without pytest's start-up
+    and collection."""
     output_tail: str = ""
     report_found: bool = False
     """False when pytest died before the plugin wrote its report; counts then come from

@@ -30,7 +30,7 @@ _RERUN_BUDGET_S = 20.0
 """The failing tests' own time the reruns may spend, when one run of them is slow."""
 _GREEN_RERUNS = 5
 _GREEN_BUDGET_S = 0.2
-"""A green suite whose run takes at most this long is run _GREEN_RERUNS times more."""
+"""A green suite whose tests take at most this long is run _GREEN_RERUNS times more."""
 
 
 @dataclass
@@ -139,7 +139,7 @@ def _green_flaky(
     sandbox: Sandbox, run: TestRun, tests: list[str] | None, timeout: float
 ) -> list[str]:
     """A quick green suite run again a few times: the tests that fail there are flaky."""
-    if run.duration > _GREEN_BUDGET_S or not run.outcomes:
+    if run.test_time > _GREEN_BUDGET_S or not run.outcomes:
         return []
     files = tests or sorted({nodeid.split("::")[0] for nodeid in run.outcomes})
     rerun = run_pytest(sandbox, files, timeout=timeout, repeat=_GREEN_RERUNS)

@@ -46,3 +46,50 @@ def test_the_flaky_fixture_is_never_unfixed_in_20_runs(
             assert statuses.get(FLAKY) == "flaky", report
         flaky_runs += statuses.get(FLAKY) == "flaky"
     assert flaky_runs >= 1
+
+
+COUNTED = (
+    "import os\n\n\ndef test_counted():\n"
+    "    n = int(open('count').read()) if os.path.exists('count') else 0\n"
+    "    open('count', 'w').write(str(n + 1))\n"
+    "    assert {check}\n"
+)
+
+
+def _counted_repo(tmp_path: Path, check: str) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-p no:hypothesispytest"\n'
+    )
+    (repo / "tests" / "test_counted.py").write_text(COUNTED.format(check=check))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    return repo
+
+
+def _statuses(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, dict[str, str]]:
+    code = main(["fix", str(repo), "--model", "builtin", "--sandbox", "local", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    return code, report["status"], {t["nodeid"]: t["status"] for t in report["tests"]}
+
+
+def test_a_test_passing_once_in_ten_reruns_is_flaky(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Fails at baseline (run 0) and on the reruns until its 8th: one rerun alone would
+    # call it broken.
+    repo = _counted_repo(tmp_path, "n == 8")
+    code, status, statuses = _statuses(repo, capsys)
+    assert statuses == {"tests/test_counted.py::test_counted": "flaky"}
+    assert (code, status) == (0, "nothing_to_do")
+
+
+def test_a_quick_green_suite_is_run_again_to_catch_a_flaky_test(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _counted_repo(tmp_path, "n != 3")  # passes at baseline, fails on its 4th run
+    code, status, statuses = _statuses(repo, capsys)
+    assert statuses == {"tests/test_counted.py::test_counted": "flaky"}
+    assert (code, status) == (0, "nothing_to_do")

@@ -5,10 +5,12 @@
     edit_file every Edit of the pass in one batch -> run_tests again, up to MAX_PASSES
     while edits apply -> finish with every repair and refusal.
 
-When failures remain at the end, the edits are withdrawn (the original files written
-back): a half-repaired file would be rejected by the fix workflow anyway, and the
-summary keeps the honest reason. Tests are never deleted, skipped or weakened here; the
-planners only change expected values, imports, keyword names and exception types.
+Each test's outcome is its own. Line numbers follow the edits staged earlier in a pass
+(`LineShifts`). When failures remain at the end, the edits that serve only tests left
+red are withdrawn (`Ledger`) and the tests run again, so the repairs that hold are kept
+and each test left red keeps its own reason. Tests are never deleted, skipped or
+weakened here; the planners only change expected values, imports, keyword names and
+exception types.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import definitions, module_sources, read_files
 from coder.builtin.plan import Edit, Plan, Refusal, failing_line, refuse
+from coder.builtin.repair.ledger import Ledger, Served
+from coder.builtin.repair.lines import LineShifts
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.repair.summary import Outcome, rejected_summary, summary
 from coder.builtin.repair.triage import classify, kwarg_callee, plan_for
@@ -37,6 +41,8 @@ class Workspace:
     """Files as they were before the first edit, for withdrawing the edits."""
     index: ModuleIndex | None = None
     definitions: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    shifts: LineShifts = field(default_factory=LineShifts)
+    """How the edits staged since the last test run moved the lines pytest reported."""
 
 
 class RepairPolicy:
@@ -45,6 +51,7 @@ class RepairPolicy:
     def __init__(self) -> None:
         self.workspace = Workspace()
         self.outcome = Outcome()
+        self.ledger = Ledger()
 
     def run(self) -> Policy:
         run = yield from _run_tests()
@@ -52,27 +59,54 @@ class RepairPolicy:
             return "builtin engine: run_tests gave no structured result; nothing was changed"
         self.outcome.first = self.outcome.last = run
         for _ in range(MAX_PASSES):
-            if not run.failures or not (yield from self._repair_pass(run)):
+            made = (yield from self._repair_pass(run)) if run.failures else []
+            if not made:
                 break
-            run = yield from _run_tests()
-            if run is None:
+            after = yield from _run_tests()
+            if after is None:
                 break
-            self.outcome.last = run
-        if self.outcome.last.failures and self.workspace.originals:
-            yield from self._withdraw()
-        return summary(self.outcome)
+            self.ledger.credit(made, _red(run), _red(after))
+            run = self.outcome.last = after
+        if self.outcome.last.failures and self.ledger.entries:
+            yield from self._settle()
+        return summary(self._account())
 
     def rejected(self, message: str) -> Policy:
         withdrawn = bool(self.workspace.originals)
         yield from self._withdraw()
-        return rejected_summary(self.outcome, message, withdrawn)
+        return rejected_summary(self._account(), message, withdrawn)
 
-    def _repair_pass(self, run: TestRun) -> Steps[bool]:
-        """Plan a repair for each failure, then apply all the edits in one batch; whether
-        any edit applied."""
+    def _account(self) -> Outcome:
+        self.outcome.repairs, self.outcome.withdrawn = self.ledger.kept, self.ledger.withdrawn
+        return self.outcome
+
+    def _settle(self) -> Steps[None]:
+        """Withdraw the edits that serve only tests left red, and run the tests again,
+        until the edits kept hold; if they never do, withdraw every edit."""
+        for _ in range(MAX_PASSES):
+            red = _red(self.outcome.last)
+            dropped = self.ledger.serving_only(red)
+            if not dropped:
+                return None
+            texts = self.ledger.withdraw(dropped, self.workspace.originals)
+            if not (yield from self._write(texts)):
+                break
+            if not self.ledger.kept and all(e.tests <= red for e in self.ledger.entries):
+                return None  # every file is its original again: the last run's reds stand
+            run = yield from _run_tests()
+            if run is None:
+                break
+            self.outcome.last = run
+        yield from self._withdraw()
+        return None
+
+    def _repair_pass(self, run: TestRun) -> Steps[list[Served]]:
+        """Plan a repair for each failure, then apply all the edits in one batch; the
+        edits that applied."""
+        self.workspace.shifts = LineShifts()  # the run's lines are the files' lines now
         planned = yield from self._plan_pass(run.failures)
         if not planned:
-            return False
+            return []
         return (yield from self._apply(planned))
 
     def _plan_pass(self, failures: list[TestOutcome]) -> Steps[list[tuple[TestOutcome, Edit]]]:
@@ -83,7 +117,7 @@ class RepairPolicy:
             signature = _signature(failure)
             if self.outcome.refused.get(failure.nodeid, ("",))[0] == signature:
                 continue  # planners are deterministic: the same failure, the same answer
-            plan = yield from self._plan(failure)
+            plan = yield from self._plan(self.workspace.shifts.failure(failure))
             problem = plan.reason if isinstance(plan, Refusal) else self._stage(plan)
             if problem or isinstance(plan, Refusal):
                 self.outcome.refused[failure.nodeid] = (signature, problem)
@@ -92,13 +126,14 @@ class RepairPolicy:
             planned += [(failure, edit) for edit in plan]
         return planned
 
-    def _apply(self, planned: list[tuple[TestOutcome, Edit]]) -> Steps[bool]:
-        """edit_file every planned edit in one batch; whether any applied."""
+    def _apply(self, planned: list[tuple[TestOutcome, Edit]]) -> Steps[list[Served]]:
+        """edit_file every planned edit in one batch; the ones that applied."""
         requests = [
             ToolRequest("edit_file", {"path": edit.path, "old": edit.old, "new": edit.new})
             for _, edit in planned
         ]
         results = yield requests
+        made: list[Served] = []
         for (failure, edit), result in zip(planned, results, strict=True):
             if result.failed:  # the staged text is no longer the file's: read it again
                 self.workspace.texts.pop(edit.path, None)
@@ -106,20 +141,24 @@ class RepairPolicy:
                 reason = f"edit_file refused {edit.path}:{edit.line}: {why}"
                 self.outcome.refused[failure.nodeid] = (_signature(failure), reason)
             else:
-                self.outcome.repairs.append(edit)
-        return any(not result.failed for result in results)
+                made.append(self.ledger.add(edit, failure.nodeid))
+        return made
 
     def _stage(self, plan: list[Edit]) -> str:
         """Apply a plan to the texts read (all its edits or none); why not, or ""."""
         texts = self.workspace.texts
         staged: dict[str, str] = {}
+        shifts = LineShifts()
         for edit in plan:
             text = staged.get(edit.path, texts.get(edit.path))
             if text is None:
                 return f"{edit.path}:{edit.line}: the planner edits a file the engine did not read"
             if text.count(edit.old) != 1:
                 return f"{edit.path}:{edit.line}: the text to replace does not occur exactly once"
+            shifts.record(text, edit)
             staged[edit.path] = text.replace(edit.old, edit.new, 1)
+        for path, moves in shifts.shifts.items():
+            self.workspace.shifts.shifts.setdefault(path, []).extend(moves)
         for path, text in staged.items():
             self.workspace.originals.setdefault(path, texts[path])
             texts[path] = text
@@ -153,20 +192,28 @@ class RepairPolicy:
 
     def _withdraw(self) -> Steps[None]:
         """Write back every file as it was before the first edit."""
-        originals = self.workspace.originals
-        if not originals:
-            return None
+        self.ledger.withdraw_all()
+        if (yield from self._write(dict(self.workspace.originals))):
+            self.workspace.originals.clear()
+        return None
+
+    def _write(self, texts: dict[str, str]) -> Steps[bool]:
+        """write_file each text; whether all were written."""
+        if not texts:
+            return True
         requests = [
             ToolRequest("write_file", {"path": path, "content": text})
-            for path, text in originals.items()
+            for path, text in texts.items()
         ]
         results = yield requests
-        for (path, text), result in zip(list(originals.items()), results, strict=True):
+        for (path, text), result in zip(list(texts.items()), results, strict=True):
             if not result.failed:
                 self.workspace.texts[path] = text
-                del originals[path]
-        self.outcome.withdrawn = not originals
-        return None
+        return not any(result.failed for result in results)
+
+
+def _red(run: TestRun) -> set[str]:
+    return {failure.nodeid for failure in run.failures}
 
 
 def _run_tests() -> Steps[TestRun | None]:

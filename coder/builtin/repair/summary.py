@@ -1,14 +1,15 @@
 """The builtin engine's account of a run: each repair with its reason, each refusal with why.
 
-The first line stands alone (the fix report shows it for unfixed tests); the lines after
-it list `file:line old -> new (reason)` per edit and `nodeid: reason` per test left red.
+The first line stands alone; the lines after it list `file:line old -> new (reason)` per
+edit, kept or withdrawn, and `- nodeid: reason` per test left red (the fix report gives
+each unfixed test its own line's reason).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coder.builtin.plan import Edit
+from coder.builtin.plan import MODEL_HINT, Edit
 from tools import TestOutcome, TestRun, summary_line
 
 MODEL_FLAG = (
@@ -26,8 +27,8 @@ class Outcome:
     repairs: list[Edit] = field(default_factory=list)
     refused: dict[str, tuple[str, str]] = field(default_factory=dict)
     """nodeid -> (the failure's signature when refused, the reason)."""
-    withdrawn: bool = False
-    """The edits were written back out because failures remained."""
+    withdrawn: list[Edit] = field(default_factory=list)
+    """Edits written back out because every test they served stayed red."""
 
 
 def summary(outcome: Outcome) -> str:
@@ -51,18 +52,24 @@ def _nothing_failed(first: TestRun) -> str:
 
 
 def _not_repaired(outcome: Outcome, failing: int, after: list[TestOutcome]) -> str:
-    """The first test left red and why, the edits made, and every test left red."""
+    """How many were repaired, the edits kept and withdrawn, and each test left red."""
+    red = {failure.nodeid for failure in after}
+    repaired = [f for f in outcome.first.failures if f.nodeid not in red and outcome.repairs]
     reasons = [_reason(outcome, failure) for failure in after]
-    head = f"builtin engine could not repair {after[0].nodeid}: {reasons[0]}"
-    if len(after) > 1:
+    first = f"{after[0].nodeid}: {reasons[0]}"
+    head = f"builtin engine could not repair {first}"
+    if len(after) > 1 or repaired:
+        done = f"repaired {len(repaired)}, " if repaired else ""
         head = (
-            f"builtin engine could not repair {len(after)} of "
-            f"{_plural(failing, 'failing test')} (first, {after[0].nodeid}: {reasons[0]})"
+            f"builtin engine {done}could not repair {len(after)} of "
+            f"{_plural(failing, 'failing test')} (first, {first})"
         )
     lines = [head]
     if outcome.repairs:
-        state = "withdrawn, the file still fails" if outcome.withdrawn else "kept"
-        lines += [f"Edits made ({state}):", *_repair_lines(outcome.repairs, "")]
+        lines += ["Edits kept (their tests pass):", *_repair_lines(outcome.repairs, "")]
+    if outcome.withdrawn:
+        lines += ["Edits withdrawn (their tests still fail):"]
+        lines += _repair_lines(outcome.withdrawn, "")
     lines += ["Not repaired:"]
     lines += [
         f"- {failure.nodeid}: {reason}" for failure, reason in zip(after, reasons, strict=True)
@@ -75,7 +82,8 @@ def rejected_summary(outcome: Outcome, message: str, withdrawn: bool) -> str:
     why = (message.removeprefix("Your change was rejected:").strip().splitlines() or ["?"])[0]
     undone = "; its edits were withdrawn" if withdrawn else ""
     lines = [f"builtin engine: the repair was rejected ({why}){undone}"]
-    lines += _repair_lines(outcome.repairs, "withdrawn: " if withdrawn else "")
+    edits = [*outcome.repairs, *outcome.withdrawn]
+    lines += _repair_lines(edits, "withdrawn: " if withdrawn else "")
     return "\n".join([*lines, MODEL_FLAG])
 
 
@@ -95,7 +103,8 @@ def _reason(outcome: Outcome, failure: TestOutcome) -> str:
     if refused is not None:
         return refused[1]
     first = (failure.message.splitlines() or [""])[0]
-    return f"still failing after the builtin engine's edits ({failure.exc_type}: {first[:120]})"
+    why = f"{failure.exc_type}: {first[:120]}"
+    return f"still failing after the builtin engine's edits ({why}); {MODEL_HINT}"
 
 
 def _short(text: str, limit: int = 70) -> str:

@@ -3,17 +3,18 @@ body and module body, read with the stdlib `ast` only (never running the user's 
 
 `read_scopes` gives each scope's items by category: "assert" and "raises" checks,
 "pinning" asserts (`== 2.5`, `is None`), "constant" ones that can never fail,
-"swallowed" ones inside a try that hides their failure, "skip"/"xfail" markers and
-"skip_call"s. coder/workflows/fix/verify.py compares two files' scopes.
+"swallowed" ones inside a try that hides their failure, "skip"/"xfail" markers,
+"skip_call"s and "bail"s (an except handler that returns: the test stops, passing, when
+the code under test raises). coder/workflows/fix/verify.py compares two files' scopes.
 """
 
 from __future__ import annotations
 
 import ast
-import operator
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+
+from coder.workflows.asserts import aliases, same, self_compare, truth
+from coder.workflows.asserts import always_true as always_true  # gen imports it from here
 
 _SKIP_CALLS = {"skip", "xfail", "importorskip"}  # bare, or as pytest.<name>
 _FAIL_CALLS = {"self.fail", "pytest.fail"}
@@ -29,16 +30,6 @@ _PINNING_OPS = (ast.Eq, ast.Is, ast.In)
 _PINNING_METHODS = _CONSTANT_METHOD_ASSERTS | {
     "assertAlmostEqual", "assertDictEqual", "assertListEqual", "assertIn", "assertIsNone",
 }  # fmt: skip
-_LITERAL_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.In: lambda a, b: operator.contains(b, a),
-    ast.NotIn: lambda a, b: not operator.contains(b, a),
-}
 
 
 @dataclass(frozen=True)
@@ -54,8 +45,10 @@ class Scope:
     line: int
     is_test: bool
     items: dict[str, list[Item]] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    """A test's `name = <expression>` assignments: name -> the expression's ast dump."""
 
-    def add(self, category: str, node: ast.stmt | ast.expr) -> None:
+    def add(self, category: str, node: ast.stmt | ast.expr | ast.excepthandler) -> None:
         self.items.setdefault(category, []).append(Item(node.lineno, source_of(node)))
 
     def get(self, category: str) -> list[Item]:
@@ -89,7 +82,7 @@ def _collect_body(body: list[ast.stmt], prefix: str, owner: Scope, scopes: Scope
             "test"
         ):
             # A later definition replaces an earlier one of the same name, as in Python.
-            scope = scopes[prefix + stmt.name] = Scope(stmt.lineno, is_test=True)
+            scope = scopes[prefix + stmt.name] = Scope(stmt.lineno, True, aliases=aliases(stmt))
             _scan(stmt, scope)
         elif isinstance(stmt, ast.ClassDef):
             scope = scopes[prefix + stmt.name] = Scope(stmt.lineno, is_test=False)
@@ -122,7 +115,8 @@ def _children(node: ast.AST, swallowed: bool) -> list[tuple[ast.AST, bool]]:
 
 def _record(node: ast.AST, scope: Scope, swallowed: bool) -> None:
     if isinstance(node, ast.Assert):
-        _record_check(node, scope, "assert", swallowed, _truth(node.test) is True)
+        constant = truth(node.test) is True or self_compare(node.test, scope.aliases)
+        _record_check(node, scope, "assert", swallowed, constant)
         if _pins(node.test):
             scope.add("pinning", node)
     elif isinstance(node, ast.Call):
@@ -132,6 +126,8 @@ def _record(node: ast.AST, scope: Scope, swallowed: bool) -> None:
         name = dotted(exc)
         if name.endswith("SkipTest") or name.endswith("skip.Exception"):
             scope.add("skip_call", node)
+    elif isinstance(node, ast.ExceptHandler) and _returns(node):
+        scope.add("bail", node)
     elif isinstance(node, ast.Attribute | ast.Name):
         marker = _marker(dotted(node))
         if marker is not None:
@@ -166,6 +162,18 @@ def _pins(test: ast.expr) -> bool:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_pins(value) for value in test.values)
     return isinstance(test, ast.Compare) and isinstance(test.ops[0], _PINNING_OPS)
+
+
+def _returns(handler: ast.ExceptHandler) -> bool:
+    """A `return` in the handler itself (not in a function defined there)."""
+    stack: list[ast.AST] = list(handler.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _marker(name: str) -> str | None:
@@ -203,48 +211,10 @@ def _names_swallowed(types: ast.expr) -> bool:
 def _constant_method_assert(method: str, call: ast.Call) -> bool:
     args = call.args
     if method in ("assertTrue", "assert_") and args:
-        return _truth(args[0]) is True
+        return truth(args[0]) is True
     if method == "assertFalse" and args:
-        return _truth(args[0]) is False
-    return method in _CONSTANT_METHOD_ASSERTS and len(args) >= 2 and _same(args[0], args[1])
-
-
-def always_true(expr: ast.expr) -> bool:
-    """`assert expr` can never fail: a true literal, `x == x`, `1 < 2`, `a or True`."""
-    return _truth(expr) is True
-
-
-def _truth(expr: ast.expr) -> bool | None:
-    """The truth value of `expr` when it cannot depend on the code under test, else None."""
-    if isinstance(expr, ast.BoolOp):
-        values = [_truth(v) for v in expr.values]
-        decisive = isinstance(expr.op, ast.Or)  # one True decides an `or`, one False an `and`
-        if decisive in values:
-            return decisive
-        return None if None in values else not decisive
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-        inner = _truth(expr.operand)
-        return None if inner is None else not inner
-    if isinstance(expr, ast.Compare):
-        return _compare_truth(expr)
-    try:
-        return bool(ast.literal_eval(expr))
-    except Exception:  # literal_eval refuses anything that is not a plain literal
-        return None
-
-
-def _compare_truth(expr: ast.Compare) -> bool | None:
-    """`x == x`, `x is x` are always true; comparisons of two literals are evaluated."""
-    operands = [expr.left, *expr.comparators]
-    reflexive = isinstance(expr.ops[0], ast.Eq | ast.Is | ast.LtE | ast.GtE)
-    if len(expr.ops) == 1 and reflexive and _same(operands[0], operands[1]):
-        return True
-    try:
-        values = [ast.literal_eval(o) for o in operands]
-        pairs = zip(expr.ops, values, values[1:], strict=False)
-        return all(bool(_LITERAL_COMPARE[type(op)](a, b)) for op, a, b in pairs)
-    except Exception:  # not literals, an unsupported operator, or incomparable values
-        return None
+        return truth(args[0]) is False
+    return method in _CONSTANT_METHOD_ASSERTS and len(args) >= 2 and same(args[0], args[1])
 
 
 def dotted(node: ast.expr) -> str:
@@ -255,10 +225,6 @@ def dotted(node: ast.expr) -> str:
         node = node.value
     parts.append(node.id if isinstance(node, ast.Name) else "?")
     return ".".join(reversed(parts))
-
-
-def _same(a: ast.expr, b: ast.expr) -> bool:
-    return ast.dump(a) == ast.dump(b)
 
 
 def source_of(node: ast.AST, width: int = 100) -> str:

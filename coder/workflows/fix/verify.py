@@ -5,8 +5,10 @@ module) using the stdlib `ast` only, so it never runs the user's code. It report
 or renamed-away tests, new skip/xfail markers and skip calls, fewer assertions or
 `pytest.raises` checks, asserts that became constant or stopped pinning a value
 (`== 2.5` turned into `is not None`), and asserts newly wrapped in a `try` that
-swallows their failure. Tests that are new in the patch are not judged, except
-that a new `conftest.py` may not skip anything. `missing_node_ids` is the dynamic
+swallows their failure, and except handlers that now return early. Tests that are new
+in the patch are not judged, except that a new `conftest.py` may not skip anything.
+Over every changed file, `coder.workflows.fix.tampering` finds new outcome hooks,
+plugins, pytest configuration and start-up files. `missing_node_ids` is the dynamic
 complement over the node ids pytest collected before and after.
 """
 
@@ -16,12 +18,14 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from coder.workflows.fix.tampering import KINDS as TAMPERING_KINDS
+from coder.workflows.fix.tampering import find_tampering
 from coder.workflows.testscan import Item, Scope, Scopes, read_scopes
 from tools import is_test_file
 
 _KIND_NAMES = """deleted_test added_skip added_xfail added_skip_call removed_assert
-removed_raises constant_assert loosened_assert assert_in_try syntax_error"""
-KINDS = frozenset(_KIND_NAMES.split())
+removed_raises constant_assert loosened_assert assert_in_try early_return syntax_error"""
+KINDS = frozenset(_KIND_NAMES.split()) | TAMPERING_KINDS
 
 
 @dataclass(frozen=True)
@@ -40,11 +44,14 @@ class Weakening:
 def find_weakenings(
     before: Mapping[str, bytes | None], after: Mapping[str, bytes | None]
 ) -> list[Weakening]:
-    """Weakenings in the changed test files; `None` content means the file is absent."""
+    """Weakenings in the changed test files, and tampering with pytest in any changed
+    file; `None` content means the file is absent."""
     found: list[Weakening] = []
     for path in sorted(set(before) | set(after)):
         if path.endswith(".py") and is_test_file(path):
             found.extend(_compare_file(path, before.get(path), after.get(path)))
+    for change in find_tampering(before, after):
+        found.append(Weakening(change.path, None, change.kind, change.detail))
     return found
 
 
@@ -62,8 +69,8 @@ def describe(weakenings: list[Weakening], limit: int = 20) -> str:
     if len(weakenings) > limit:
         lines.append(f"- … and {len(weakenings) - limit} more")
     lines.append(
-        "Fix the test without deleting, skipping or loosening it; "
-        "if the source is wrong, say so in finish."
+        "Fix the test without deleting, skipping or loosening it, and without changing how "
+        "pytest collects or reports tests; if the source is wrong, say so in finish."
     )
     return "\n".join(lines)
 
@@ -124,9 +131,8 @@ def _scope_weakenings(path: str, key: str | None, old: Scope, new: Scope) -> Ite
     label = key or "module level"
     for category, kind in (("skip", "added_skip"), ("xfail", "added_xfail")):
         yield from _gained(path, key, kind, old.get(category), new.get(category), label)
-    yield from _gained(
-        path, key, "added_skip_call", old.get("skip_call"), new.get("skip_call"), label
-    )
+    for category, kind in (("skip_call", "added_skip_call"), ("bail", "early_return")):
+        yield from _gained(path, key, kind, old.get(category), new.get(category), label)
     for category, kind, noun in (
         ("assert", "removed_assert", "assertions"),
         ("raises", "removed_raises", "pytest.raises/warns checks"),

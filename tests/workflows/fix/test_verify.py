@@ -311,7 +311,7 @@ def test_new_conftest_that_skips_existing_tests_is_reported() -> None:
         "    for item in items:\n        item.add_marker(pytest.mark.skip)\n"
     )
     found = find_weakenings({"tests/conftest.py": None}, {"tests/conftest.py": conftest.encode()})
-    assert kinds(found) == [(None, "added_skip")]
+    assert kinds(found) == [(None, "added_skip"), (None, "outcome_hook")]
 
 
 def test_new_test_file_with_skips_is_not_weakening() -> None:

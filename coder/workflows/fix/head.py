@@ -1,0 +1,55 @@
+"""The last commit's Python files, for asking what the original tests could detect there.
+
+Read with git's object database only (`ls-tree`, blobs), never the work tree or the
+index, so no filter, hook or fsmonitor of the repository's configuration runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+import git
+
+
+def head_python_files(repo: Path) -> dict[str, bytes] | None:
+    """Every `.py` file of HEAD under `repo`, by path relative to it; None when `repo`
+    is not in a git repository or has no commit."""
+    try:
+        git_repo = git.Repo(repo, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    try:  # closed at once: gitpython keeps `git cat-file` processes open otherwise
+        return _python_blobs(git_repo, Path(repo))
+    except (ValueError, git.GitError):
+        return None
+    finally:
+        git_repo.close()
+
+
+def _python_blobs(git_repo: git.Repo, repo: Path) -> dict[str, bytes]:
+    tree = git_repo.head.commit.tree  # ValueError without a commit
+    root = Path(git_repo.working_tree_dir or repo).resolve()
+    prefix = PurePosixPath(repo.resolve().relative_to(root).as_posix())
+    files: dict[str, bytes] = {}
+    for item in tree.traverse():
+        if not isinstance(item, git.Blob):
+            continue
+        path = PurePosixPath(str(item.path))
+        if path.suffix != ".py":
+            continue
+        if str(prefix) in ("", ".") or path.is_relative_to(prefix):
+            relative = path if str(prefix) in ("", ".") else path.relative_to(prefix)
+            files[relative.as_posix()] = item.data_stream.read()
+    return files
+
+
+def differing(head: Mapping[str, bytes], now: Mapping[str, bytes | None]) -> list[str]:
+    """The `.py` paths whose bytes differ between HEAD and `now` (None: absent), sorted."""
+    paths = set(head) | {path for path in now if path.endswith(".py")}
+    return sorted(path for path in paths if _digest(head.get(path)) != _digest(now.get(path)))
+
+
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()

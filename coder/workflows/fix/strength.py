@@ -1,0 +1,163 @@
+"""Can a repaired test still fail? It must, against a small change of the real code it is about.
+
+A model can make a failing test pass by having it test something else: a stub put in
+place of the function (monkeypatch, `mock.patch`, `sys.modules`), a value the test
+computed itself. So for each repaired test (a test function, its parameter ids together;
+or a whole module that failed to import) coverage measures, all tests in one run, the
+lines of the repository's own source files that the original test ran (its file written
+back for that run; a failing test still runs code until it fails), and a few mutants of
+those lines run against the repaired test alone until one fails it. Only if none does
+are the repaired test's own lines measured and mutated, up to MUTANTS_PER_TEST mutants
+a test in all (tools.harness.mutation runs them; coder/workflows/fix/hunt.py chooses).
+
+A test no mutant fails is rejected, unless the original test at the last commit could
+not detect any either: run from HEAD against HEAD's Python files, it passes there and
+the same kind of mutants all survive it. A test that fails at HEAD gives no evidence.
+A test that runs no mutable line at all (neither now nor originally) is accepted.
+The usual cost of an honest repair: one coverage run, then one mutant run per test.
+"""
+
+from __future__ import annotations
+
+from coder.delivery.patching import Changes
+from coder.workflows.fix.baseline import Baseline
+from coder.workflows.fix.head import differing, head_python_files
+from coder.workflows.fix.hunt import Hunt, Swaps, Unit, swapped
+from coder.workflows.session import Session
+from sandbox import Sandbox
+from tools import COVERAGE_NOT_INSTALLED, TestRun, is_test_file
+
+MUTANTS_PER_TEST = 8
+_SHOWN = 4
+_ADVICE = (
+    "A repaired test must check the real code: do not replace what it tests (monkeypatch, "
+    "mock.patch, sys.modules), compare a result with itself, or return before the check."
+)
+
+
+def cannot_fail(
+    sandbox: Sandbox, session: Session, baseline: Baseline, changes: Changes, repaired: list[str]
+) -> str | None:
+    """Why the repaired tests could not fail against a change of the code they test, or None."""
+    units = _units(repaired)
+    if not units:
+        return None
+    hunt = Hunt(
+        sandbox, set(session.files.hashes), session.settings.test_timeout, baseline.run.duration
+    )
+    with swapped(sandbox, _original_tests(session, changes)):
+        first = hunt.lines(units)
+    if first == COVERAGE_NOT_INSTALLED:
+        return _unmeasured(session, first)
+    for unit in units:
+        hunt.kill(unit, first[0].get(unit.label, set()) if isinstance(first, tuple) else set())
+    left = [unit for unit in units if not unit.killed]
+    if left:
+        second = hunt.lines(left)
+        if isinstance(second, str):
+            return _unmeasured(session, second)
+        for unit in left:
+            hunt.kill(unit, second[0][unit.label], MUTANTS_PER_TEST)
+    weak = [unit for unit in units if not unit.killed and unit.tried]
+    return _judge_at_head(sandbox, session, hunt, weak) if weak else None
+
+
+def _units(nodeids: list[str]) -> list[Unit]:
+    units: dict[str, Unit] = {}
+    for nodeid in nodeids:
+        file, _, rest = nodeid.partition("::")
+        function = rest.split("[", 1)[0]
+        label = f"{file}::{function}" if function else file
+        name = function.replace("::", ".") or None
+        units.setdefault(label, Unit(label, file, name))
+    return list(units.values())
+
+
+def _original_tests(session: Session, changes: Changes) -> Swaps:
+    """Each changed test file: its bytes at the start (None: absent), then the repair's."""
+    swaps: dict[str, tuple[bytes | None, bytes | None]] = {}
+    for path, now in changes.items():
+        before = session.files.original(path)
+        if is_test_file(path) and before != now:
+            swaps[path] = (before, now)
+    return swaps
+
+
+def _judge_at_head(sandbox: Sandbox, session: Session, hunt: Hunt, weak: list[Unit]) -> str | None:
+    """The rejection of the units the original test at HEAD shows could have failed."""
+    verdicts = _at_head(sandbox, session, hunt, weak)
+    problems = []
+    for unit in weak:
+        verdict = verdicts.get(unit.label, "the last commit holds no such test")
+        if verdict == "":
+            session.hooks.info(
+                f"{unit.label}: no change of the code it runs fails it, and none failed the "
+                "test at the last commit either; accepted"
+            )
+            continue
+        tried = ", ".join(m.describe() for m in unit.tried[:_SHOWN])
+        more = f", and {len(unit.tried) - _SHOWN} more" if len(unit.tried) > _SHOWN else ""
+        problems.append(
+            f"- {unit.label} passes against {len(unit.tried)} changes of the code it tests "
+            f"({tried}{more}): it no longer checks that code ({verdict})"
+        )
+    if not problems:
+        return None
+    head = "The patch was rejected because a repaired test can no longer fail:"
+    return "\n".join([head, *problems, _ADVICE])
+
+
+def _at_head(sandbox: Sandbox, session: Session, hunt: Hunt, weak: list[Unit]) -> dict[str, str]:
+    """Per label, why the test at HEAD says the code could be checked; "" when it
+    detects no mutant either. A label missing: no evidence from HEAD."""
+    head = head_python_files(session.repo)
+    if head is None:
+        return {}
+    start = {p: session.files.original(p) for p in session.files.hashes if p.endswith(".py")}
+    now = {p: data for p, data in sandbox.changes().items() if p.endswith(".py")}
+    swaps = {
+        path: (head.get(path), now[path] if path in now else start.get(path))
+        for path in sorted(set(differing(head, start)) | set(now))
+    }
+    copies = [Unit(unit.label, unit.file, unit.name) for unit in weak]
+    verdicts: dict[str, str] = {}
+    with swapped(sandbox, swaps):
+        measured = hunt.lines(copies)
+        if isinstance(measured, str):
+            return {}
+        lines, run = measured
+        for unit in copies:
+            if not _passes(unit, run):
+                verdicts[unit.label] = "the test fails at the last commit too: no evidence"
+                continue
+            hunt.kill(unit, lines[unit.label], MUTANTS_PER_TEST)
+            verdicts[unit.label] = _head_verdict(unit)
+    return verdicts
+
+
+def _head_verdict(unit: Unit) -> str:
+    if not unit.killed:
+        return ""
+    caught = unit.tried[-1].describe()
+    return f"at the last commit the test failed against {caught}"
+
+
+def _passes(unit: Unit, run: TestRun) -> bool:
+    """The unit's tests ran in `run` and all passed."""
+    mine = [
+        outcome
+        for nodeid, outcome in run.outcomes.items()
+        if nodeid == unit.label or nodeid.startswith((f"{unit.label}[", f"{unit.label}::"))
+    ]
+    failed_import = any(failure.nodeid == unit.file for failure in run.failures)
+    return bool(mine) and all(o == "passed" for o in mine) and not failed_import
+
+
+def _unmeasured(session: Session, error: str) -> str | None:
+    if error == COVERAGE_NOT_INSTALLED:
+        session.hooks.warn(f"the repaired tests were not checked against mutants: {error}")
+        return None
+    return (
+        "The repair could not be verified: which code the repaired tests run could not be "
+        f"measured ({error}), so they cannot be shown to still test it."
+    )

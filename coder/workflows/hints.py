@@ -80,13 +80,13 @@ def could_not_run(run: TestRun, files: Iterable[str]) -> bool:
 
 
 def _missing_dependency(failure: TestOutcome, paths: set[str]) -> bool:
+    """A module that is not in the repository (the project's own package not importable
+    keeps its own hint, unimportable_project, and stays a failure to look at)."""
     match = _NO_MODULE.search(failure.message)
     if failure.exc_type != "ModuleNotFoundError" or match is None:
         return False
-    name = match.group(1)
-    top = name.split(".")[0]
-    in_repo = any(f"{root}{top}/__init__.py" in paths for root in ("", "src/"))
-    return "." not in name or not in_repo
+    top = match.group(1).split(".")[0]
+    return _own_package([top], paths) is None
 
 
 def cannot_run(run: TestRun, files: Iterable[str]) -> str:

@@ -84,8 +84,15 @@ def test_some_modules_missing_a_dependency_is_a_failure_to_repair(
 ) -> None:
     missing = "import requests_not_installed\n\n\ndef test_get():\n    pass\n"
     repo = _repo(tmp_path, {"tests/test_http.py": missing})
-    code, report = _fix(repo, capsys)
-    assert report["status"] != "cannot_run" and code == 1
+    # A model that gives up at once: the baseline's verdict is what this test is about.
+    script = tmp_path / "give_up.json"
+    give_up = {"tool_calls": [{"name": "finish", "arguments": {"summary": "cannot"}}]}
+    groups = {"tests/test_calc.py": [give_up], "tests/test_http.py": [give_up]}
+    script.write_text(json.dumps({"groups": groups}))
+    code = main(["fix", str(repo), "--model", f"scripted:{script}", "--sandbox", "local", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["status"] != "cannot_run" and code == 1, report
+    assert report["before"] == {"passed": 0, "failed": 1, "errors": 1}
     assert {t["nodeid"] for t in report["tests"]} >= {"tests/test_http.py"}
 
 

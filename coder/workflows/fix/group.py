@@ -1,8 +1,10 @@
-"""Repair one group of failing tests with the agent, and prove the repair.
+"""Repair one group of failing tests with the agent, and prove the repair, test by test.
 
-A repair is kept only if the group's tests pass three runs in a row, no test of the
-file was deleted or renamed away, and the patch does not weaken the tests. A rejected
-repair goes back to the agent with the reason, a bounded number of times.
+A repair is kept when the tests it repairs pass three runs in a row, no test that
+passed at baseline fails, the tests still red were red at baseline (judge.py), no test
+of the file was deleted or renamed away, and the patch does not weaken the tests. A
+rejected repair goes back to the agent with the reason, a bounded number of times. A
+group whose tests pass when run again with no change made is flaky, not unfixed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from coder.agent.loop import Agent, AgentResult
 from coder.agent.prompts import FIX_TASK
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline, Group
+from coder.workflows.fix.judge import STILL_RED, Verdict, judge, own_reasons, scope_of
+from coder.workflows.fix.strength import cannot_fail
+from coder.workflows.fix.tampering import added_hooks
 from coder.workflows.fix.verify import describe, find_weakenings
 from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
@@ -29,30 +34,62 @@ class GroupOutcome:
 
     group: Group
     repaired: bool
+    """The change is kept: it repairs at least one of the group's tests."""
     reason: str = ""
+    """Why the change is not kept (then every test of the group is unfixed)."""
     changes: Changes = field(default_factory=dict)
     summary: str = ""
     effort: Effort = Effort()
+    fixed: list[str] | None = None
+    """The group's tests the kept change repairs; None: all of them."""
+    unfixed: dict[str, str] = field(default_factory=dict)
+    """The group's tests left red, each with its own reason."""
+    flaky: list[str] = field(default_factory=list)
+    """The group's tests that passed when run again with no change made."""
+
+    def verdict(self, nodeid: str, kept: bool) -> tuple[str, str]:
+        """(status, reason) of one test of the group; `kept`: the change is delivered."""
+        if nodeid in self.flaky:
+            return "flaky", FLAKY_IN_GROUP
+        kept = kept and self.repaired
+        if kept and nodeid not in self.unfixed and (self.fixed is None or nodeid in self.fixed):
+            return "repaired", self.summary
+        return "unfixed", self.unfixed.get(nodeid) or self.reason
 
 
-def repair_group(
-    session: Session, group: Group, baseline: Baseline, allow_src: bool, shared: Sandbox | None
-) -> GroupOutcome:
+FLAKY_IN_GROUP = "failed at baseline, then passed with no change made: flaky, not broken"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One group to repair, and what the user allowed and selected."""
+
+    group: Group
+    baseline: Baseline
+    allow_src: bool = False
+    tests: list[str] | None = None
+    """--tests: the group's agent and verification run only the selected tests of it."""
+
+    @property
+    def scope(self) -> list[str]:
+        return scope_of(self.group, self.tests)
+
+
+def repair_group(session: Session, task: Task, shared: Sandbox | None) -> GroupOutcome:
     """One agent for the failing tests of one file, in `shared` (whose earlier changes are
     the caller's) or in a sandbox of its own."""
     if shared is not None:
-        return _repair_in(shared, session, group, baseline, allow_src)
+        return _repair_in(shared, session, task)
     with session.open_sandbox(quiet=True) as own:
-        return _repair_in(own, session, group, baseline, allow_src)
+        return _repair_in(own, session, task)
 
 
-def _repair_in(
-    sandbox: Sandbox, session: Session, group: Group, baseline: Baseline, allow_src: bool
-) -> GroupOutcome:
-    policy = allow_all_writes if allow_src else tests_only_policy
-    agent = session.agent(sandbox, key=group.file, policy=policy, tests=[group.file])
-    result = agent.run(task_for(group))
-    outcome = _rounds(agent, result, sandbox, session, group, baseline)
+def _repair_in(sandbox: Sandbox, session: Session, task: Task) -> GroupOutcome:
+    policy = allow_all_writes if task.allow_src else tests_only_policy
+    key = task.group.file
+    agent = session.agent(sandbox, key=key, policy=policy, tests=task.scope)
+    result = agent.run(task_for(task.group))
+    outcome = _rounds(agent, result, sandbox, session, task)
     return replace(outcome, effort=Effort.of(agent))
 
 
@@ -62,14 +99,9 @@ def task_for(group: Group) -> str:
 
 
 def _rounds(
-    agent: Agent,
-    result: AgentResult,
-    sandbox: Sandbox,
-    session: Session,
-    group: Group,
-    baseline: Baseline,
+    agent: Agent, result: AgentResult, sandbox: Sandbox, session: Session, task: Task
 ) -> GroupOutcome:
-    problem = ""
+    group, problem, verdict = task.group, "", Verdict()
     for round_number in range(1, MAX_ROUNDS + 1):
         if result.status != "finished":
             stopped = f"the agent stopped ({result.status}): {result.error or result.summary}"
@@ -78,44 +110,76 @@ def _rounds(
             )
         changes = _own_changes(sandbox.changes(), agent.context.written)
         if not changes:
-            return GroupOutcome(group, False, f"no change made; the agent said: {result.summary}")
-        found = verify(sandbox, session, group, baseline, changes)
-        if found is None:
-            return GroupOutcome(group, True, "", changes, result.summary)
-        problem = found
+            return _unchanged(sandbox, session, task, result.summary)
+        verdict = verify(sandbox, session, task, changes)
+        if verdict.problem is None:
+            return _kept(group, verdict, changes, result.summary)
+        problem = verdict.problem
         session.hooks.info(
             f"{group.file}: repair rejected (round {round_number}/{MAX_ROUNDS}): "
             f"{problem.splitlines()[0]}"
         )
         if round_number < MAX_ROUNDS:
             result = agent.resume(f"Your change was rejected:\n{problem}")
-    return GroupOutcome(group, False, f"rejected after {MAX_ROUNDS} rounds: {problem}")
+    said = own_reasons(result.summary, list(verdict.red))
+    unfixed = {n: said.get(n) or why for n, why in verdict.red.items()}
+    reason = f"rejected after {MAX_ROUNDS} rounds: {problem}"
+    return GroupOutcome(group, False, reason, unfixed=unfixed)
 
 
-def verify(
-    sandbox: Sandbox, session: Session, group: Group, baseline: Baseline, changes: Changes
-) -> str | None:
-    """Why the repair must not be kept, or None."""
+def _kept(group: Group, verdict: Verdict, changes: Changes, summary: str) -> GroupOutcome:
+    """The change kept for the tests it repairs; those left red say so, with their reason."""
+    said = own_reasons(summary, list(verdict.red))
+    unfixed = {n: f"{STILL_RED}: {said.get(n) or why}" for n, why in verdict.red.items()}
+    return GroupOutcome(group, True, "", changes, summary, fixed=verdict.fixed, unfixed=unfixed)
+
+
+def _unchanged(sandbox: Sandbox, session: Session, task: Task, summary: str) -> GroupOutcome:
+    """No change made: the tests that pass when run again unchanged are flaky; the others
+    keep what the agent said of them."""
+    run = _repeated(sandbox, session, task.scope)
+    flaky = [] if run.timed_out or not run.report_found else _passed_once(run, task.group)
+    said = own_reasons(summary, task.group.nodeids)
+    unfixed = {n: said[n] for n in task.group.nodeids if n in said and n not in flaky}
+    reason = f"no change made; the agent said: {summary}"
+    return GroupOutcome(task.group, False, reason, unfixed=unfixed, flaky=flaky)
+
+
+def _passed_once(run: TestRun, group: Group) -> list[str]:
+    passes = {failure.nodeid: failure.passes for failure in run.failures}
+    return [n for n in group.nodeids if run.outcomes.get(n) == "passed" or passes.get(n, 0)]
+
+
+def verify(sandbox: Sandbox, session: Session, task: Task, changes: Changes) -> Verdict:
+    """Each test's verdict on the change, and why it must not be kept (or None)."""
+    group, baseline = task.group, task.baseline
     before = session.files.originals_of(changes)
     weakenings = find_weakenings(before, changes)
     if weakenings:
-        return describe(weakenings)
-    # One pytest process runs the file VERIFY_RUNS times in a row: a flaky repair shows,
-    # without paying for a fresh interpreter each time.
-    repeated = [group.file] * VERIFY_RUNS + ["--keep-duplicates"]
-    run = run_pytest(sandbox, repeated, timeout=session.settings.test_timeout * VERIFY_RUNS)
-    # Tests that passed at baseline are the final full-suite run's business.
-    settled = {n for n, o in baseline.run.outcomes.items() if o == "passed"}
-    failing = [f for f in run.failures if f.nodeid not in settled | set(baseline.flaky)]
-    if failing or run.timed_out or not run.report_found:
-        return (
-            f"the tests of {group.file} do not pass {VERIFY_RUNS} times in a row:\n"
+        return Verdict(describe(weakenings))
+    run = _repeated(sandbox, session, task.scope)
+    if run.timed_out or not run.report_found:
+        return Verdict(
+            f"the tests of {group.file} did not run to the end {VERIFY_RUNS} times:\n"
             + render_test_run(run)
         )
     missing = _missing_tests(baseline.run, run, group.file)
     if missing:
-        return f"tests were deleted or renamed away: {', '.join(missing)}"
-    return None
+        return Verdict(f"tests were deleted or renamed away: {', '.join(missing)}")
+    verdict = judge(run, group, baseline)
+    if verdict.problem is not None:
+        return replace(verdict, problem=f"{verdict.problem}:\n{render_test_run(run)}")
+    problem = added_hooks(baseline.run, run) or cannot_fail(
+        sandbox, session, baseline, changes, verdict.fixed
+    )
+    return replace(verdict, problem=problem)
+
+
+def _repeated(sandbox: Sandbox, session: Session, scope: list[str]) -> TestRun:
+    """`scope` run VERIFY_RUNS times in one pytest process: a flaky repair shows, without
+    paying for a fresh interpreter each time."""
+    timeout = session.settings.test_timeout * VERIFY_RUNS
+    return run_pytest(sandbox, scope, timeout=timeout, repeat=VERIFY_RUNS)
 
 
 def _missing_tests(baseline: TestRun, after: TestRun, file: str) -> list[str]:

@@ -1,12 +1,17 @@
 """`coder fix`: baseline -> group failures -> repair each group -> verify -> deliver.
 
 Nothing reaches the user's tree before the repairs are verified and a final full-suite
-run shows no test that passed at baseline failing.
+run shows no test that passed at baseline failing. A sandbox that stops working during
+the repairs or the final gate (a killed container, a removed workspace) ends the run
+with status `sandbox_error`: the report is saved, and the repairs verified so far are
+kept as a patch in the run folder, not applied, since the final gate could not
+confirm them.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from coder.config import Settings
@@ -15,16 +20,22 @@ from coder.delivery.handover import Delivery, Handover
 from coder.delivery.junit import outcomes_of, write_junit
 from coder.delivery.report import FixReport, TestCounts, TestResult
 from coder.models import Model
-from coder.workflows.fix.baseline import Baseline, BaselineOutcome, Group, first_look
+from coder.workflows.fix.baseline import Baseline, BaselineOutcome, first_look
 from coder.workflows.fix.final import FinalGate, final_check, merge, sync
-from coder.workflows.fix.group import VERIFY_RUNS, GroupOutcome, repair_group
+from coder.workflows.fix.group import VERIFY_RUNS, GroupOutcome, Task, repair_group
+from coder.workflows.fix.judge import scope_of
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.session import Effort, RunHooks, Session
-from sandbox import Sandbox
+from sandbox import Sandbox, SandboxError
 from tools import is_test_module, run_pytest
 
 STATUSES = ("repaired", "unfixed", "flaky")
 FLAKY = "failed and passed with no change that explains it: flaky, not broken"
+NOT_REACHED = "not repaired: the sandbox stopped working before a repair of it was verified"
+UNCONFIRMED = (
+    "its repair passed its own verification and is in the saved patch, but the sandbox "
+    "stopped working before the final check: not applied"
+)
 
 
 def fix_repo(
@@ -35,41 +46,71 @@ def fix_repo(
     model: Model | None = None,
 ) -> FixReport:
     session = Session.start("fix", settings, repo, hooks, model)
+    done: list[GroupOutcome] = []  # each group's outcome as it is known: kept if all dies
+    first: BaselineOutcome | None = None
+    lost: str | None = None
     # One sandbox carries the baseline, the repairs (one group after another) and the
     # final gate: a container or a copy is made once, not once per step.
-    with session.open_sandbox() as main:
-        first = first_look(session, main, options.tests)
-        gate = FinalGate([]) if first.stop else _repair(session, main, first.baseline, options)
-    delivery = Delivery() if first.stop else _deliver(session, options, first.baseline, gate)
-    report = _report(session, main, first, gate, delivery)
+    try:
+        with session.open_sandbox() as main:
+            first = first_look(session, main, options.tests)
+            gate = FinalGate([]) if first.stop else _repair(session, main, first, options, done)
+    except SandboxError as error:
+        if first is None:
+            raise  # no baseline: nothing was done that a report could keep
+        gate, lost = FinalGate(list(done)), _lost(session, error)
+        hooks.warn(lost)
+    if lost:
+        delivery = _deliver(session, replace(options, dry_run=True), first.baseline, gate, True)
+    else:
+        delivery = Delivery() if first.stop else _deliver(session, options, first.baseline, gate)
+    report = _report(session, main, first, gate, delivery, lost)
     session.tracer.event("fix_end", status=report.status, tests=len(report.tests))
     session.save(report)
     return report
 
 
-def _repair(session: Session, main: Sandbox, baseline: Baseline, options: FixOptions) -> FinalGate:
-    outcomes = _repair_all(session, main, baseline, options)
+def _lost(session: Session, error: SandboxError) -> str:
+    where = session.run_dir.patch
+    return (
+        f"the sandbox stopped working ({error}); the repairs verified so far are saved in "
+        f"{where}, not applied: check them, then `git apply {where}`"
+    )
+
+
+def _repair(
+    session: Session,
+    main: Sandbox,
+    first: BaselineOutcome,
+    options: FixOptions,
+    done: list[GroupOutcome],
+) -> FinalGate:
+    baseline = first.baseline
+    outcomes = _repair_all(session, main, baseline, options, done)
     return final_check(session, main, baseline, outcomes, options.tests)
 
 
 def _repair_all(
-    session: Session, main: Sandbox, baseline: Baseline, options: FixOptions
+    session: Session,
+    main: Sandbox,
+    baseline: Baseline,
+    options: FixOptions,
+    done: list[GroupOutcome],
 ) -> list[GroupOutcome]:
-    done: list[GroupOutcome] = []
     info = session.hooks.info
 
     def one(index: int, shared: Sandbox | None) -> GroupOutcome:
         group = baseline.groups[index]
         info(f"repairing {group.file}: {len(group.failures)} failing")
-        outcome = _already_repaired(session, shared, group, done) or repair_group(
-            session, group, baseline, options.allow_src, shared
+        task = Task(group, baseline, options.allow_src, options.tests)
+        outcome = _already_repaired(session, shared, task, done) or repair_group(
+            session, task, shared
         )
-        verdict = "verified" if outcome.repaired else f"unfixed: {outcome.reason.splitlines()[0]}"
-        info(f"{group.file}: {verdict}")
-        if shared is not None:
-            done.append(outcome)
-            if not outcome.repaired:  # take its attempt back out before the next group
-                sync(shared, session, done, [o for o in done if o.repaired])
+        info(f"{group.file}: {_said(outcome)}")
+        done.append(outcome)
+        if shared is not None and not outcome.repaired:
+            # take its attempt back out before the next group
+            sync(shared, session, done, [o for o in done if o.repaired])
         return outcome
 
     indexes = range(len(baseline.groups))
@@ -79,8 +120,17 @@ def _repair_all(
         return list(pool.map(lambda index: one(index, None), indexes))
 
 
+def _said(outcome: GroupOutcome) -> str:
+    if outcome.repaired:
+        left = len(outcome.unfixed)
+        return "verified" + (f" ({left} of its tests still red)" if left else "")
+    if outcome.flaky and len(outcome.flaky) == len(outcome.group.nodeids):
+        return "flaky: passed when run again unchanged"
+    return f"unfixed: {outcome.reason.splitlines()[0]}"
+
+
 def _already_repaired(
-    session: Session, shared: Sandbox | None, group: Group, done: list[GroupOutcome]
+    session: Session, shared: Sandbox | None, task: Task, done: list[GroupOutcome]
 ) -> GroupOutcome | None:
     """A group whose failures an earlier repair (say of a shared helper) already fixed.
     Only a change outside test modules can reach another file's tests: one test file
@@ -88,9 +138,10 @@ def _already_repaired(
     earlier = [o for o in done if o.repaired and any(not is_test_module(p) for p in o.changes)]
     if shared is None or not earlier:
         return None
+    group = task.group
     # As strict as a repair's verification: a flaky test passing once by luck is no fix.
-    repeated = [group.file] * VERIFY_RUNS + ["--keep-duplicates"]
-    run = run_pytest(shared, repeated, timeout=session.settings.test_timeout * VERIFY_RUNS)
+    timeout = session.settings.test_timeout * VERIFY_RUNS
+    run = run_pytest(shared, scope_of(group, task.tests), timeout=timeout, repeat=VERIFY_RUNS)
     if run.failures or run.timed_out or not run.report_found:
         return None
     files = ", ".join(sorted({path for o in earlier for path in o.changes}))
@@ -98,24 +149,39 @@ def _already_repaired(
 
 
 def _deliver(
-    session: Session, options: FixOptions, baseline: Baseline, gate: FinalGate
+    session: Session, options: FixOptions, baseline: Baseline, gate: FinalGate, lost: bool = False
 ) -> Delivery:
-    """The JUnit file, if asked for, then the kept repairs as the user asked."""
+    """The JUnit file, if asked for, then the kept repairs as the user asked (after a lost
+    sandbox: the repairs its groups verified, as a patch only)."""
     if options.junit:
         run = gate.run or baseline.run
         write_junit(options.junit, "coder fix", outcomes_of(run), session.redact)
-    repaired = [nodeid for outcome in gate.kept for nodeid in outcome.group.nodeids]
-    message = commit_message(repaired, "; ".join(o.summary for o in gate.kept if o.summary))
+    kept = [o for o in gate.outcomes if o.repaired] if lost else gate.kept
+    repaired = [n for o in kept for n in o.group.nodeids if o.verdict(n, True)[0] == "repaired"]
+    message = commit_message(repaired, "; ".join(o.summary for o in kept if o.summary))
     handover = Handover(options.dry_run, options.branch, message)
-    return session.deliver(merge(gate.kept), handover)
+    return session.deliver(merge(kept), handover)
 
 
 def _report(
-    session: Session, main: Sandbox, first: BaselineOutcome, gate: FinalGate, delivery: Delivery
+    session: Session,
+    main: Sandbox,
+    first: BaselineOutcome,
+    gate: FinalGate,
+    delivery: Delivery,
+    lost: str | None,
 ) -> FixReport:
-    tests = [result for outcome in gate.outcomes for result in _results(outcome, gate)]
+    tests = [result for outcome in gate.outcomes for result in _results(outcome, gate, lost)]
     tests += [TestResult(nodeid=n, status="flaky", reason=FLAKY) for n in first.baseline.flaky]
     tests += [TestResult(nodeid=n, status="flaky", reason=FLAKY) for n in gate.flaky]
+    if lost:
+        reached = {outcome.group.file for outcome in gate.outcomes}
+        tests += [
+            TestResult(nodeid=n, status="unfixed", reason=NOT_REACHED)
+            for group in first.baseline.groups
+            if group.file not in reached
+            for n in group.nodeids
+        ]
     before = TestCounts.from_test_data(first.baseline.run.model_dump())
     after = TestCounts.from_test_data(gate.run.model_dump()) if gate.run else before
     return session.report(
@@ -123,29 +189,28 @@ def _report(
         main,
         sum((outcome.effort for outcome in gate.outcomes), Effort()),
         delivery,
-        status=first.stop or _status(tests),
-        error=first.error,
+        status="sandbox_error" if lost else first.stop or _status(tests),
+        error=lost or first.error,
         before=before,
-        after=None if first.stop else after,
+        after=None if first.stop or lost else after,
         tests=tests,
     )
 
 
-def _results(outcome: GroupOutcome, gate: FinalGate) -> list[TestResult]:
-    repaired = outcome in gate.kept
-    return [
-        TestResult(
-            nodeid=nodeid,
-            status="repaired" if repaired else "unfixed",
-            reason=outcome.summary if repaired else outcome.reason,
-            files=sorted(outcome.changes) if repaired else [],
-        )
-        for nodeid in outcome.group.nodeids
-    ]
+def _results(outcome: GroupOutcome, gate: FinalGate, lost: str | None) -> list[TestResult]:
+    kept = outcome in gate.kept
+    results = []
+    for nodeid in outcome.group.nodeids:
+        status, reason = outcome.verdict(nodeid, kept or bool(lost))
+        if lost and status == "repaired":
+            status, reason = "unfixed", UNCONFIRMED
+        files = sorted(outcome.changes) if status == "repaired" else []
+        results.append(TestResult(nodeid=nodeid, status=status, reason=reason, files=files))
+    return results
 
 
 def _status(tests: list[TestResult]) -> str:
     count = {status: sum(t.status == status for t in tests) for status in STATUSES}
     if not count["unfixed"]:
-        return "fixed"
+        return "fixed" if count["repaired"] else "nothing_to_do"  # flaky ones only
     return "partial" if count["repaired"] else "unfixed"

@@ -51,6 +51,12 @@ def judge(run: TestRun, group: Group, baseline: Baseline) -> Verdict:
             fixed.append(nodeid)
         else:
             red[nodeid] = _failure_text(failure, run)
+    # A module that failed to import at baseline had every test in it red: those left
+    # red once it imports are the group's unfixed tests.
+    modules = {n for n in group.nodeids if "::" not in n}
+    for nodeid, failure in failed.items():
+        if nodeid.split("::")[0] in modules and nodeid not in modules:
+            red.setdefault(nodeid, _failure_text(failure, run))
     ours = set(group.nodeids) | set(red)
     was_red = {n for n, o in baseline.run.outcomes.items() if o in ("failed", "error")}
     broken = sorted(n for n in failed if n not in ours and _base(n) not in _bases(ours))

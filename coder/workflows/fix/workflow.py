@@ -200,7 +200,8 @@ def _report(
 def _results(outcome: GroupOutcome, gate: FinalGate, lost: str | None) -> list[TestResult]:
     kept = outcome in gate.kept
     results = []
-    for nodeid in outcome.group.nodeids:
+    nodeids = outcome.group.nodeids
+    for nodeid in nodeids + [n for n in outcome.unfixed if n not in nodeids]:
         status, reason = outcome.verdict(nodeid, kept or bool(lost))
         if lost and status == "repaired":
             status, reason = "unfixed", UNCONFIRMED

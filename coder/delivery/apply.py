@@ -51,6 +51,13 @@ class ApplyFailed(CoderError):
 
 
 ROLLED_BACK = "the apply was interrupted and rolled back; your files are as before"
+_APPLIED: list[str] = []
+
+
+def applied_runs() -> list[str]:
+    """The runs whose changes this process applied: an interrupt after the apply must not
+    say that the user's files were not changed."""
+    return list(_APPLIED)
 
 
 def apply_run(repo: Path, run_dir: Path, changes: Changes, manifest: dict[str, str]) -> ApplyResult:
@@ -76,6 +83,7 @@ def apply_run(repo: Path, run_dir: Path, changes: Changes, manifest: dict[str, s
             if isinstance(error, OSError):
                 raise ApplyFailed(_failed(error, run_dir)) from error
             raise
+    _APPLIED.append(run_dir.name)
     return ApplyResult(applied=sorted(changes))
 
 

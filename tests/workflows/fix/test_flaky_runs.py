@@ -29,6 +29,7 @@ def _faster(repo: Path) -> None:
     git(repo, "commit", "-q", "-am", "no hypothesis plugin")
 
 
+@pytest.mark.timeout(1800)  # 20 whole runs of coder fix: 15 min on a loaded 2-core machine
 def test_the_flaky_fixture_is_never_unfixed_in_20_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from coder.workflows.asserts import aliases, same, self_compare, truth
 from coder.workflows.asserts import always_true as always_true  # gen imports it from here
@@ -84,6 +85,9 @@ def _collect_body(body: list[ast.stmt], prefix: str, owner: Scope, scopes: Scope
             # A later definition replaces an earlier one of the same name, as in Python.
             scope = scopes[prefix + stmt.name] = Scope(stmt.lineno, True, aliases=aliases(stmt))
             _scan(stmt, scope)
+            for handler in _own_nodes(stmt, ast.ExceptHandler):
+                if any(isinstance(node, ast.Return) for node in _own_nodes(handler, ast.Return)):
+                    scope.add("bail", handler)
         elif isinstance(stmt, ast.ClassDef):
             scope = scopes[prefix + stmt.name] = Scope(stmt.lineno, is_test=False)
             for part in [*stmt.decorator_list, *stmt.bases, *stmt.keywords]:
@@ -126,8 +130,6 @@ def _record(node: ast.AST, scope: Scope, swallowed: bool) -> None:
         name = dotted(exc)
         if name.endswith("SkipTest") or name.endswith("skip.Exception"):
             scope.add("skip_call", node)
-    elif isinstance(node, ast.ExceptHandler) and _returns(node):
-        scope.add("bail", node)
     elif isinstance(node, ast.Attribute | ast.Name):
         marker = _marker(dotted(node))
         if marker is not None:
@@ -164,16 +166,16 @@ def _pins(test: ast.expr) -> bool:
     return isinstance(test, ast.Compare) and isinstance(test.ops[0], _PINNING_OPS)
 
 
-def _returns(handler: ast.ExceptHandler) -> bool:
-    """A `return` in the handler itself (not in a function defined there)."""
-    stack: list[ast.AST] = list(handler.body)
+def _own_nodes(root: ast.AST, kind: type[ast.AST]) -> list[Any]:
+    """The nodes of `kind` under `root` outside the functions defined in it."""
+    found, stack = [], list(ast.iter_child_nodes(root))
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Return):
-            return True
+        if isinstance(node, kind):
+            found.append(node)
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             stack.extend(ast.iter_child_nodes(node))
-    return False
+    return found
 
 
 def _marker(name: str) -> str | None:

@@ -88,7 +88,7 @@ def _judge_at_head(sandbox: Sandbox, session: Session, hunt: Hunt, weak: list[Un
     verdicts = _at_head(sandbox, session, hunt, weak)
     problems = []
     for unit in weak:
-        verdict = verdicts.get(unit.label, "the last commit holds no such test")
+        verdict = verdicts.get(unit.label, "no run of it at the last commit says otherwise")
         if verdict == "":
             session.hooks.info(
                 f"{unit.label}: no change of the code it runs fails it, and none failed the "

@@ -237,6 +237,10 @@ def _assert_refused(
     assert git(repo, "status", "--porcelain") == "" and _files(repo) == before
 
 
+SLOW = pytest.mark.timeout(900)  # a cheat costs ~8 pytest runs: minutes on a loaded machine
+
+
+@SLOW
 @pytest.mark.parametrize("cheat", sorted(CHEATS))
 def test_a_cheat_is_refused_and_nothing_reaches_the_user(
     cheat: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -247,6 +251,7 @@ def test_a_cheat_is_refused_and_nothing_reaches_the_user(
     _assert_refused(*_fix(tmp_path, files, capsys, "local"), words)
 
 
+@SLOW
 def test_the_mutation_refusal_names_the_test_and_the_changes_tried(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -257,6 +262,7 @@ def test_the_mutation_refusal_names_the_test_and_the_changes_tried(
     assert "the test fails at the last commit too" in reason
 
 
+@SLOW
 def test_the_honest_repair_is_applied(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo, _, code, report = _fix(tmp_path, {TEST_FILE: _tests()}, capsys, "local")
     assert code == 0, report
@@ -265,6 +271,7 @@ def test_the_honest_repair_is_applied(tmp_path: Path, capsys: pytest.CaptureFixt
     assert (repo / "shop/prices.py").read_text() == SOURCE
 
 
+@SLOW
 def test_a_test_that_could_not_detect_a_mutant_at_the_last_commit_either_is_kept(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -278,7 +285,9 @@ def test_a_test_that_could_not_detect_a_mutant_at_the_last_commit_either_is_kept
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "a weak test")
     write_tree(repo, {"shop/prices.py": SOURCE.replace("def rounded(", "def round_price(")})
-    repaired = weak.replace("rounded", "round_price")
+    repaired = weak.replace("import rounded", "import round_price").replace(
+        "    rounded(", "    round_price("
+    )
     script = _script(tmp_path, {"tests/test_weak.py": repaired})
     code = main(["fix", str(repo), "--model", f"scripted:{script}", "--json", "--sandbox", "local"])
     report = json.loads(capsys.readouterr().out)
@@ -287,6 +296,7 @@ def test_a_test_that_could_not_detect_a_mutant_at_the_last_commit_either_is_kept
     assert (repo / "tests/test_weak.py").read_text() == repaired
 
 
+@SLOW
 @pytest.mark.docker
 @pytest.mark.parametrize("cheat", ["report hook in conftest", "monkeypatched function"])
 def test_a_cheat_is_refused_in_containers(

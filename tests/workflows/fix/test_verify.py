@@ -440,3 +440,45 @@ def test_dropping_a_test_block_reports_exactly_its_tests(index: int) -> None:
     found = check(BASE, new)
     assert {w.kind for w in found} == {"deleted_test"}
     assert all(w.test is not None and w.test.rsplit(".", 1)[-1] in BLOCKS[index] for w in found)
+
+
+@pytest.mark.parametrize(
+    "returning",
+    [
+        "    try:\n        value = add(2, 3)\n    except TypeError:\n        return\n"
+        "    assert value == 5\n",
+        "    try:\n        value = add(2, 3)\n    except (TypeError, ValueError) as error:\n"
+        "        print(error)\n        if error:\n            return\n    assert value == 5\n",
+    ],
+)
+def test_an_except_that_returns_before_the_check_is_reported(returning: str) -> None:
+    new = edit(BASE, ASSERT, returning)
+    assert kinds(check(BASE, new)) == [("test_add", "early_return")]
+
+
+def test_an_except_that_reraises_or_returns_in_a_helper_is_not_early_return() -> None:
+    helper = (
+        "    def check():\n        try:\n            return add(2, 3)\n"
+        "        except TypeError:\n            return None\n    assert check() == 5\n"
+    )
+    assert check(BASE, edit(BASE, ASSERT, helper)) == []
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [
+        "    expected = add(2, 3)\n    assert add(2, 3) == expected\n",
+        "    expected = add(2, 3)\n    assert expected == add(2, 3)\n",
+    ],
+)
+def test_a_result_compared_with_its_own_copy_is_constant(copy: str) -> None:
+    [found] = check(BASE, edit(BASE, ASSERT, copy))
+    assert (found.test, found.kind) == ("test_add", "constant_assert")
+    assert "was replaced by" in found.detail
+
+
+def test_a_result_compared_with_a_value_computed_otherwise_is_not_constant() -> None:
+    other = "    expected = 2 + 3\n    assert add(2, 3) == expected\n"
+    rebound = "    expected = add(2, 3)\n    expected = 5\n    assert add(2, 3) == expected\n"
+    assert check(BASE, edit(BASE, ASSERT, other)) == []
+    assert check(BASE, edit(BASE, ASSERT, rebound)) == []

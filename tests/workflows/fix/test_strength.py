@@ -1,0 +1,81 @@
+"""The mutation check on its own, in both sandboxes: what it says of a cheat and of an
+honest repair, that the sandbox is left exactly as it was found, and what it costs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coder.config import load_settings
+from coder.workflows import RunHooks
+from coder.workflows.fix.baseline import Baseline
+from coder.workflows.fix.strength import MUTANTS_PER_TEST, cannot_fail
+from coder.workflows.session import Session
+from tests.helpers import TEST_IMAGE
+from tests.workflows.fix.test_cheats import MONKEYPATCHED, SOURCE, TEST_FILE, _repo, _tests
+from tools import run_pytest
+
+TAX = f"{TEST_FILE}::test_with_tax"
+UNIT = f"{TEST_FILE}::test_unit_price"
+
+
+pytestmark = pytest.mark.timeout(900)  # several pytest runs each: minutes on a busy machine
+
+
+@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+def kind(request: pytest.FixtureRequest) -> str:
+    if request.param == "docker":
+        request.getfixturevalue("docker_client")  # skips (or fails) without an engine
+    return str(request.param)
+
+
+def _check(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, dict[str, Any]]:
+    """cannot_fail on `repaired` as the test file; the sandbox's state around it."""
+    repo = _repo(tmp_path)
+    flags = {"sandbox": kind, **({"image": TEST_IMAGE} if kind == "docker" else {})}
+    said: list[str] = []
+    hooks = RunHooks(warn=said.append, info=said.append)
+    session = Session.start("fix", load_settings(repo, flags, environ={}), repo, hooks)
+    with session.open_sandbox(quiet=True) as sandbox:
+        baseline = Baseline(run_pytest(sandbox, None, timeout=120))
+        sandbox.write(TEST_FILE, repaired.encode())
+        changes = sandbox.changes()
+        listing = sandbox.list(".")
+        reason = cannot_fail(sandbox, session, baseline, changes, [TAX, UNIT])
+        state = {
+            "changes": changes,
+            "changes after": sandbox.changes(),
+            "listing": listing,
+            "listing after": sandbox.list("."),
+            "source after": sandbox.read("shop/prices.py").decode(),
+            "said": said,
+        }
+    return reason, state
+
+
+def _restored(state: dict[str, Any]) -> None:
+    assert state["changes after"] == state["changes"]
+    assert state["listing after"] == state["listing"]
+    assert state["source after"] == SOURCE
+
+
+def test_a_test_that_replaces_the_code_it_checks_is_refused(tmp_path: Path, kind: str) -> None:
+    reason, state = _check(tmp_path, kind, _tests(tax=MONKEYPATCHED))
+    assert reason is not None
+    assert f"- {TAX} passes against " in reason
+    assert UNIT not in reason  # the honest one of the two is not blamed
+    tried = reason.split(" passes against ", 1)[1].split(" changes", 1)[0]
+    assert 1 <= int(tried) <= MUTANTS_PER_TEST
+    assert "shop/prices.py:7: `amount < 0` -> " in reason
+    assert "the test fails at the last commit too" in reason
+    _restored(state)
+
+
+def test_an_honest_repair_passes_and_leaves_the_sandbox_as_it_was(
+    tmp_path: Path, kind: str
+) -> None:
+    reason, state = _check(tmp_path, kind, _tests())
+    assert reason is None
+    _restored(state)

@@ -1,45 +1,34 @@
 """The `coder` app: its commands, and `main()`, which maps every way a command can end to
-an exit code in one place (usage errors exit 2 with one line; Ctrl-C exits 130). What it
-prints, a bug's traceback included, hides the secrets of the environment and the key of
-the user config file, even before any setting could be read."""
+an exit code in one place (usage errors exit 2 with one line; Ctrl-C exits 130, SIGTERM
+143, at any moment, no sandbox left). What it prints, a bug's traceback included, hides
+the secrets of the environment and the key of the user config file, even before any
+setting could be read."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
+import tomllib
+import traceback
+from types import FrameType
+from typing import Annotated
 
+import typer
 
-def _interrupted_early(signum: int, frame: object) -> None:
-    """Ctrl-C or SIGTERM while coder is still loading: nothing started, one line."""
-    sys.stderr.write("coder: interrupted before it started; nothing was changed\n")
-    raise SystemExit(128 + signum)
-
-
-# Set before the heavier imports below, so an interrupt at start-up prints no traceback.
-signal.signal(signal.SIGINT, _interrupted_early)
-signal.signal(signal.SIGTERM, _interrupted_early)
-
-import contextlib  # noqa: E402
-import os  # noqa: E402
-import tomllib  # noqa: E402
-import traceback  # noqa: E402
-from types import FrameType  # noqa: E402
-from typing import Annotated  # noqa: E402
-
-import typer  # noqa: E402
-
-from coder import __version__  # noqa: E402
-from coder.cli.doctor import doctor  # noqa: E402
-from coder.cli.fix import fix  # noqa: E402
-from coder.cli.gen import gen  # noqa: E402
-from coder.cli.render import crash, fail, hide_also, warn  # noqa: E402
-from coder.cli.run import run  # noqa: E402
-from coder.cli.sandbox import sandbox_app  # noqa: E402
-from coder.cli.trace import trace_app  # noqa: E402
-from coder.cli.undo import undo  # noqa: E402
-from coder.config import user_config_path  # noqa: E402
-from coder.errors import CoderError, ExitCode, UsageError  # noqa: E402
-from sandbox import SandboxError, SandboxUnavailable, close_open  # noqa: E402
+from coder import __version__
+from coder.cli.doctor import doctor
+from coder.cli.fix import fix
+from coder.cli.gen import gen
+from coder.cli.render import crash, fail, hide_also, warn
+from coder.cli.run import run
+from coder.cli.sandbox import sandbox_app
+from coder.cli.trace import trace_app
+from coder.cli.undo import undo
+from coder.config import user_config_path
+from coder.errors import CoderError, ExitCode, UsageError
+from sandbox import SandboxError, SandboxUnavailable, close_open
 
 app = typer.Typer(
     name="coder",
@@ -85,7 +74,12 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, handled as Ctrl-C is (sandboxes removed on the way out), exit 143."""
 
 
+_TERMINATED: list[int] = []
+"""SIGTERM came (click turns any KeyboardInterrupt into Abort, losing which it was)."""
+
+
 def _on_terminate(signum: int, frame: FrameType | None) -> None:
+    _TERMINATED.append(signum)
     raise Terminated
 
 
@@ -98,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         hide_also(_configured_keys())
         return _run(argv)
     except KeyboardInterrupt as interrupt:
-        return _interrupted(isinstance(interrupt, Terminated))
+        return _interrupted(isinstance(interrupt, Terminated) or bool(_TERMINATED))
     except Exception:  # a bug: its traceback, every secret in it hidden
         crash(traceback.format_exc())
         return ExitCode.INCOMPLETE

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox import IGNORED_DIRS, UnsafeChange, check_change_path
+from sandbox import IGNORED_DIRS, MAX_COPY_BYTES, UnsafeChange, check_change_path
 
 Changes = dict[str, bytes | None]
 TEMPORARY_SUFFIX = ".coder-tmp"
@@ -43,6 +43,8 @@ def snapshot(repo: Path, keep: dict[str, bytes] | None = None) -> dict[str, str]
         for name in filenames:
             path = Path(dirpath) / name
             if path.is_symlink() or not path.is_file() or _is_temporary(name):
+                continue
+            if path.stat().st_size > MAX_COPY_BYTES:  # never copied, so never changed
                 continue
             data = path.read_bytes()
             hashes[path.relative_to(repo).as_posix()] = sha256_hex(data)

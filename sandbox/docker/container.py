@@ -79,6 +79,8 @@ def gone_reason(client: Any, container: Any, memory_mb: int) -> str | None:
     except Exception as error:
         return f"the Docker engine stopped answering ({_first_line(error)}); {START_HINT}"
     state = attrs.get("State") or {}
+    if state.get("Status") == "removing":
+        return f"the sandbox container {short} was removed while the run used it"
     if state.get("Paused"):
         return f"the sandbox container {short} was paused (`docker pause`) while the run used it"
     if state.get("Running"):

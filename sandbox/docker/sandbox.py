@@ -48,6 +48,11 @@ T = TypeVar("T")
 __all__ = ["DockerSandbox", "DockerSandboxConfig"]
 
 _MAX_STREAM_BYTES = 8 * 1024 * 1024
+# Looks at a container's state, 0.1 s apart, after a command was killed from outside.
+_GONE_CHECKS = 5
+# Exit codes of a command whose container may have died: killed (137), the exec could
+# not start (126: "OCI runtime exec failed"), or none reported (-1).
+_SUSPECT_EXITS = (137, 126, -1)
 # Seconds to wait for a killed command's output stream to close.
 _GRACE_SECONDS = 10.0
 # Finding pytest without importing it keeps ~0.1 s of `import pytest` out of every start-up;
@@ -71,6 +76,8 @@ class DockerSandbox(Lifecycle):
         self._container: Any = None
         self._client: Any = None
         self._manifest: dict[str, str] = {}
+        self._dead = False
+        """A SandboxGone was raised: from now on changes() salvages what is left."""
         self.skipped: dict[str, int] = {}
         """Files left out of the copy (over MAX_COPY_BYTES), with their sizes."""
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coder-exec")
@@ -132,8 +139,8 @@ class DockerSandbox(Lifecycle):
             self._kill_all()
             code, out, err = future.result(timeout=_GRACE_SECONDS)
         duration = time.monotonic() - started
-        if code in (137, -1) and not timed_out:
-            self._raise_if_gone()
+        if code in _SUSPECT_EXITS and not timed_out:
+            self._raise_if_gone(_GONE_CHECKS if code == 137 else 1)
         if code == 137 and not timed_out:
             err += (
                 f"\n[coder: the command was killed (SIGKILL), most likely by the "
@@ -166,7 +173,11 @@ class DockerSandbox(Lifecycle):
 
     def changes(self) -> dict[str, bytes | None]:
         """Files that differ from the copy, from one archive of /workspace read on the
-        host (no helper runs) and checked by `sandbox.paths.checked_changes`."""
+        host (no helper runs) and checked by `sandbox.paths.checked_changes`. A container
+        that stopped raises SandboxGone; asked again, it hands back what it holds (the
+        work of a dead sandbox, to keep as a patch, never to apply)."""
+        if not self._dead:
+            self._raise_if_gone(1)
         stream, _ = self._engine(lambda: self._started().get_archive(WORKSPACE))
         try:
             inventory = self._engine(lambda: inventory_of_archive(stream, self._manifest))
@@ -223,12 +234,18 @@ class DockerSandbox(Lifecycle):
         except Exception as error:
             container = self._started()
             failure = engine_failure(self._client, container, error, self.config.memory_mb)
+        self._dead = self._dead or isinstance(failure, SandboxGone)
         raise failure
 
-    def _raise_if_gone(self) -> None:
-        reason = gone_reason(self._client, self._started(), self.config.memory_mb)
-        if reason is not None:
-            raise SandboxGone(reason)
+    def _raise_if_gone(self, checks: int) -> None:
+        """SandboxGone if the container stopped; after a command killed from outside it
+        may still be going (a kill or a removal takes the engine a moment to show)."""
+        for _ in range(checks):
+            reason = gone_reason(self._client, self._started(), self.config.memory_mb)
+            if reason is not None:
+                self._dead = True
+                raise SandboxGone(reason)
+            time.sleep(0.1)
 
     def _kill_all(self) -> None:
         """Kill every process of the sandbox user except PID 1 (which ignores it)."""

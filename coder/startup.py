@@ -1,0 +1,26 @@
+"""The first thing the `coder` command does: until `coder.cli.app.main` takes over, an
+interrupt (Ctrl-C, SIGTERM) while Python loads coder ends it with one line, not a
+traceback of the import machinery. Only the command sets this, never a library user."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from types import FrameType
+
+
+def is_the_command() -> bool:
+    """True when this process is `coder` (the console script or `python -m coder`, whose
+    argv[0] is still "-m" while the package loads)."""
+    return bool(sys.argv) and os.path.basename(sys.argv[0]) in ("coder", "-m")
+
+
+def quiet_interrupts() -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupted_early)
+
+
+def _interrupted_early(signum: int, frame: FrameType | None) -> None:
+    sys.stderr.write("coder: interrupted before it started; nothing was changed\n")
+    raise SystemExit(128 + signum)

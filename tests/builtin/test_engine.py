@@ -209,7 +209,7 @@ NEAR_MISSES: dict[str, dict[str, str]] = {
 
 
 WHY = {
-    "repr_does_not_round_trip": "still failing after the builtin engine's edits",
+    "repr_does_not_round_trip": "the observed value is the expected literal already",
     "no_longer_raises": "raises nothing",
     "ambiguous_rename": "text.slug.build_slug, text.slug.make_slug",
 }

@@ -13,6 +13,9 @@ import pytest
 from coder.cli import main
 from tests.helpers import git, write_tree
 
+# Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
+pytestmark = pytest.mark.timeout(600)
+
 PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
 
 SHOP = {

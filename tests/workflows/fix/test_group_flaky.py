@@ -12,6 +12,9 @@ from coder.cli import main
 from coder.workflows.fix.baseline import RERUNS
 from tests.helpers import git, write_tree
 
+# Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
+pytestmark = pytest.mark.timeout(600)
+
 PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
 # Fails on the baseline run and its RERUNS reruns, passes from then on.
 LATE = (

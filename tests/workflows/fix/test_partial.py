@@ -12,6 +12,9 @@ import pytest
 from coder.cli import main
 from tests.helpers import git, write_tree
 
+# Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
+pytestmark = pytest.mark.timeout(600)
+
 PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
 CALC = "def add(a, b):\n    return a + b\n\n\ndef half(n):\n    return n // 2\n"
 TESTS = (

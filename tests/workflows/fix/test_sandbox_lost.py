@@ -20,6 +20,9 @@ from coder.workflows import RunHooks
 from coder.workflows.fix import FixOptions, fix_repo
 from tests.helpers import TEST_IMAGE, git, write_tree
 
+# Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
+pytestmark = pytest.mark.timeout(600)
+
 PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
 FILES = {
     "pyproject.toml": PYPROJECT,

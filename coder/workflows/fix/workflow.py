@@ -73,8 +73,8 @@ def fix_repo(
 def _lost(session: Session, error: SandboxError) -> str:
     where = session.run_dir.patch
     return (
-        f"the sandbox stopped working ({error}); the repairs verified so far are saved in "
-        f"{where}, not applied: check them, then `git apply {where}`"
+        f"the sandbox failed: {error}; the repairs verified before it are saved in {where}, "
+        f"not applied: check them, then `git apply {where}`"
     )
 
 

@@ -128,6 +128,8 @@ def test_an_interrupt_at_any_moment_leaves_no_container(
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert _owned_by(docker_client, process.pid) == []
     if process.returncode != 0:  # else the run beat the signal
-        assert process.returncode == 130, err
+        # -SIGINT: seen once in ~30 runs under load, after the one line was printed
+        assert process.returncode in (130, -signal.SIGINT), err
+        assert err.strip().splitlines()[-1].startswith("coder:"), err
     changed = git(repo, "status", "--porcelain", "--untracked-files=no")
     assert changed in ("", " M tests/test_format.py\n")  # never half a repair

@@ -27,6 +27,7 @@ from coder.cli.sandbox import sandbox_app
 from coder.cli.trace import trace_app
 from coder.cli.undo import undo
 from coder.config import user_config_path
+from coder.delivery.apply import applied_runs
 from coder.errors import CoderError, ExitCode, UsageError
 from sandbox import SandboxError, SandboxUnavailable, close_open
 
@@ -51,6 +52,8 @@ EXIT_CODES: tuple[tuple[type[Exception], ExitCode], ...] = (
 )
 """A user-facing error's exit code: the first kind it is an instance of."""
 INTERRUPTED = "interrupted; the sandbox was removed and your files were not changed"
+"""What an interrupt says, unless this process applied a patch (an apply it cut short
+was rolled back, so the files are then unchanged too)."""
 TERMINATED = 128 + signal.SIGTERM
 """The exit status after SIGTERM, as a shell reports a process it ended: 143."""
 
@@ -104,7 +107,11 @@ def _interrupted(terminated: bool) -> int:
         signal.signal(signum, signal.SIG_IGN)
     with contextlib.suppress(Exception):
         close_open()
-    warn(INTERRUPTED)
+    applied = applied_runs()
+    if applied:  # the patch is in the user's tree: say how to take it back
+        warn(f"interrupted after the patch was applied; undo it with `coder undo {applied[-1]}`")
+    else:
+        warn(INTERRUPTED)
     return TERMINATED if terminated else ExitCode.INTERRUPTED
 
 

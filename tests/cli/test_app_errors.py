@@ -4,6 +4,8 @@ nothing secret on the doctor's and the trace's consoles."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,3 +84,35 @@ def test_doctor_hides_a_secret_in_what_it_prints(
     captured = capsys.readouterr()
     assert "models.example.com" in captured.out
     assert SECRET not in captured.out + captured.err
+
+
+AFTER_APPLY = """
+import sys
+from pathlib import Path
+from coder.cli.app import _interrupted
+from coder.delivery.apply import apply_run
+from coder.delivery.patching import snapshot
+from coder.delivery.runs import create_run_dir
+
+repo = Path(sys.argv[1])
+run = create_run_dir(repo)
+apply_run(repo, run.path, {"a.py": b"a = 2\\n"}, snapshot(repo))
+print(run.run_id)
+sys.exit(_interrupted(False))
+"""
+
+
+def test_an_interrupt_after_the_apply_says_how_to_undo_it_not_that_nothing_changed(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("a = 1\n")
+    done = subprocess.run(
+        [sys.executable, "-c", AFTER_APPLY, str(repo)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 130, done.stderr
+    assert (repo / "a.py").read_text() == "a = 2\n"
+    run_id = done.stdout.strip()
+    assert f"coder undo {run_id}" in done.stderr
+    assert "not changed" not in done.stderr and "Traceback" not in done.stderr

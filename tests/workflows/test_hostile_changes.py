@@ -152,8 +152,10 @@ def test_changes_coder_cannot_deliver_fail_the_run_closed(
     script = _script(tmp_path, _write("app.py", "def value():\n    return 2\n"), _shell(attack))
     before = _state(parent)
     assert _run(parent, sandbox_flags, script) == 1
-    err = capsys.readouterr().err
-    assert message in err and "nothing was applied" in err and "Traceback" not in err
+    captured = capsys.readouterr()
+    said = " ".join((captured.out + captured.err).split())  # the report wraps its lines
+    assert message in said and "nothing was applied" in said and "Traceback" not in said
+    assert said.startswith("refused")  # the report's status: the run ended with its report
     assert _state(parent) == before
     assert git(parent / "repo", "status", "--porcelain") == ""
 

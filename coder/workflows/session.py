@@ -158,6 +158,11 @@ class Session:
         except UnsafeChange as error:  # e.g. a symlink in the user's tree where a change goes
             patch = make_patch(self.files.originals_of(changes), changes)
             return Delivery(sorted(changes), patch, refused=str(error))
+        if delivery.kept:
+            self.hooks.warn(
+                f"kept {', '.join(delivery.kept)}: `coder {self.command}` never deletes a "
+                "file of yours, so these deletions were left out of the patch"
+            )
         if delivery.commit:
             self.hooks.info(f"committed on branch {delivery.branch} ({delivery.commit[:10]})")
         return delivery

@@ -81,9 +81,10 @@ def crash(traceback: str) -> None:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    """One line of at most `limit` characters, secrets hidden before it is cut."""
+    """One line of at most `limit` characters, secrets hidden before it is cut, escaped
+    for the console's markup (the model's words are shown, never interpreted)."""
     text = redactor().text(" ".join(str(value).split()))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return escape(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def progress_printer(verbose: bool = False) -> Any:
@@ -97,11 +98,13 @@ def progress_printer(verbose: bool = False) -> Any:
             args = _short(data.get("arguments", ""), 200 if verbose else 70)
             seconds = float(data.get("duration_s") or 0.0)
             err_console.print(
-                f"  {mark} {data.get('name')} [dim]{args}[/] [dim]{seconds:.2f}s[/]",
+                f"  {mark} {_short(data.get('name'))} [dim]{args}[/] [dim]{seconds:.2f}s[/]",
                 soft_wrap=True,
             )
         elif kind == "guard":
-            err_console.print(f"  [yellow]! {data.get('name')}: {_short(data.get('detail'))}[/]")
+            err_console.print(
+                f"  [yellow]! {_short(data.get('name'))}: {_short(data.get('detail'))}[/]"
+            )
         elif kind == "thought" and verbose:
             err_console.print(f"  [italic dim]{_short(data.get('text'), 300)}[/]")
 
@@ -145,7 +148,7 @@ def run_summary(out: Console, report: RunReport, *, dry_run: bool) -> None:
     if report.summary:
         out.print(report.summary)
     if report.error:
-        out.print(f"[red]{report.error}[/]")
+        out.print(f"[red]{escape(report.error)}[/]")
     _run_changes(out, report, dry_run)
     _footer(out, report, f"tokens {sum(report.usage.values())} · ")
 
@@ -185,15 +188,15 @@ def fix_summary(out: Console, report: FixReport, *, dry_run: bool) -> None:
         f"{report.sandbox} · {report.duration_s:.1f}s"
     )
     if report.error:
-        out.print(f"[red]{report.error}[/]")
+        out.print(f"[red]{escape(report.error)}[/]")
     for test in report.tests:
-        out.print(f"  {_MARKS.get(test.status, test.status)} {test.nodeid}", soft_wrap=True)
+        out.print(f"  {_MARKS.get(test.status, test.status)} {escape(test.nodeid)}", soft_wrap=True)
         detail = ", ".join(test.files) if test.status == "repaired" else test.reason
         if detail:
-            out.print(f"    [dim]{detail.splitlines()[0][:300]}[/]", soft_wrap=True)
+            out.print(f"    [dim]{escape(detail.splitlines()[0][:300])}[/]", soft_wrap=True)
     summaries = dict.fromkeys(t.reason for t in report.tests if t.status == "repaired" and t.reason)
     for summary in summaries:  # one per repaired group: what was changed and why
-        out.print(f"[dim]{summary}[/]", soft_wrap=True)
+        out.print(f"[dim]{escape(summary)}[/]", soft_wrap=True)
     _delivery(out, report, dry_run)
     _footer(out, report)
 
@@ -232,6 +235,9 @@ def _possible_bugs(out: Console, report: GenReport) -> None:
 
 
 def _delivery(out: Console, report: DeliveredReport, dry_run: bool) -> None:
+    if report.kept:
+        kept = ", ".join(report.kept)
+        out.print(f"[yellow]kept[/] {escape(kept)} (fix and gen never delete)", soft_wrap=True)
     if not report.changed_files:
         return
     if report.status == "refused":

@@ -65,6 +65,8 @@ class DeliveredReport(RunReport):
 
     branch: str | None = None
     commit: str | None = None
+    kept: list[str] = Field(default_factory=list)
+    """Files the changes deleted that were kept: fix and gen never delete."""
 
 
 class FixReport(DeliveredReport):

@@ -172,8 +172,8 @@ def _report(
     lost: str | None,
 ) -> FixReport:
     tests = [result for outcome in gate.outcomes for result in _results(outcome, gate, lost)]
-    tests += [TestResult(nodeid=n, status="flaky", reason=FLAKY) for n in first.baseline.flaky]
-    tests += [TestResult(nodeid=n, status="flaky", reason=FLAKY) for n in gate.flaky]
+    flaky = dict.fromkeys([*first.baseline.flaky, *gate.flaky])  # once each, in order
+    tests += [TestResult(nodeid=n, status="flaky", reason=FLAKY) for n in flaky]
     if lost:
         reached = {outcome.group.file for outcome in gate.outcomes}
         tests += [

@@ -1,0 +1,50 @@
+"""What the summaries print is the report's text as it is: words from pytest or the model
+that look like console markup are shown, not interpreted (or crashed on)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from coder.cli.render import fix_summary, progress_printer
+from coder.delivery.report import FixReport
+
+ERROR = "E   ValueError: bad [/x] and [bold]not bold[/bold]"
+
+
+def _printed(report: FixReport) -> str:
+    buffer = io.StringIO()
+    fix_summary(Console(file=buffer, width=200), report, dry_run=False)
+    return buffer.getvalue()
+
+
+def _report(**fields: object) -> FixReport:
+    base: dict[str, object] = {"status": "cannot_run", "model": "builtin", "sandbox": "local"}
+    return FixReport.model_validate({"run_id": "r1", "command": "fix", **base, **fields})
+
+
+def test_an_error_with_markup_like_text_is_printed_as_it_is() -> None:
+    assert ERROR in _printed(_report(error=ERROR))
+
+
+def test_deletions_left_out_are_named_even_when_nothing_else_changed() -> None:
+    printed = _printed(_report(status="fixed", kept=["notes.txt", "[x].py"]))
+    assert "kept notes.txt, [x].py (fix and gen never delete)" in printed
+
+
+def test_test_ids_and_reasons_with_brackets_are_printed_as_they_are() -> None:
+    test = {"nodeid": "tests/test_a.py::test_b[abc-1]", "status": "unfixed", "reason": "[red]x"}
+    printed = _printed(_report(status="unfixed", tests=[test]))
+    assert "tests/test_a.py::test_b[abc-1]" in printed and "[red]x" in printed
+
+
+def test_the_models_words_in_progress_lines_are_shown_not_interpreted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    on_event = progress_printer(verbose=True)
+    on_event("tool", {"name": "run_shell", "arguments": '{"command": "echo [/] [bold]"}'})
+    on_event("thought", {"text": "closing [/x] tags"})
+    err = capsys.readouterr().err
+    assert "echo [/] [bold]" in err and "closing [/x] tags" in err

@@ -79,9 +79,16 @@ class Hunt:
         }
         return known, run.tests
 
-    def kill(self, unit: Unit, lines: Lines, limit: int = FIRST_TRIES) -> None:
-        """Mutants of `lines` not tried yet against the unit's tests, to the first kill."""
-        mutants = self._mutants(lines, limit - len(unit.tried), set(unit.tried))
+    def kill(
+        self, unit: Unit, lines: Lines, limit: int = FIRST_TRIES, others: Lines | None = None
+    ) -> None:
+        """Mutants of `lines` not tried yet against the unit's tests, to the first kill;
+        the lines no other test runs (not in `others`) first: a mutant there is the one
+        most likely to fail this test."""
+        tried, others = set(unit.tried), others or set()
+        own = self._mutants(lines - others, limit - len(unit.tried), tried)
+        shared = self._mutants(lines & others, limit - len(unit.tried) - len(own), tried)
+        mutants = own + shared
         left = self.deadline - time.monotonic()
         if not mutants or left <= 0:
             return

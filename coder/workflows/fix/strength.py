@@ -22,7 +22,7 @@ from __future__ import annotations
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.head import differing, head_python_files
-from coder.workflows.fix.hunt import Hunt, Swaps, Unit, swapped
+from coder.workflows.fix.hunt import Hunt, Lines, Swaps, Unit, swapped
 from coder.workflows.session import Session
 from sandbox import Sandbox
 from tools import COVERAGE_NOT_INSTALLED, TestRun, is_test_file
@@ -49,15 +49,16 @@ def cannot_fail(
         first = hunt.lines(units)
     if first == COVERAGE_NOT_INSTALLED:
         return _unmeasured(session, first)
+    covered = first[0] if isinstance(first, tuple) else {}
     for unit in units:
-        hunt.kill(unit, first[0].get(unit.label, set()) if isinstance(first, tuple) else set())
+        hunt.kill(unit, covered.get(unit.label, set()), others=_others(covered, unit))
     left = [unit for unit in units if not unit.killed]
     if left:
         second = hunt.lines(left)
         if isinstance(second, str):
             return _unmeasured(session, second)
         for unit in left:
-            hunt.kill(unit, second[0][unit.label], MUTANTS_PER_TEST)
+            hunt.kill(unit, second[0][unit.label], MUTANTS_PER_TEST, _others(second[0], unit))
     weak = [unit for unit in units if not unit.killed and unit.tried]
     return _judge_at_head(sandbox, session, hunt, weak) if weak else None
 
@@ -71,6 +72,11 @@ def _units(nodeids: list[str]) -> list[Unit]:
         name = function.replace("::", ".") or None
         units.setdefault(label, Unit(label, file, name))
     return list(units.values())
+
+
+def _others(covered: dict[str, Lines], unit: Unit) -> Lines:
+    """The lines the other tests of the repair run."""
+    return set().union(*(lines for label, lines in covered.items() if label != unit.label))
 
 
 def _original_tests(session: Session, changes: Changes) -> Swaps:

@@ -30,6 +30,8 @@ from tools import (
 FIRST_TRIES = 4
 """Mutants of the original test's lines tried before the repaired test's are measured."""
 Lines = set[tuple[str, int]]
+_NO_DATA = "No data to report"
+"""What `coverage json` says when no measured file ran (a project of tests only)."""
 Swaps = Mapping[str, tuple[bytes | None, bytes | None]]
 
 
@@ -66,6 +68,8 @@ class Hunt:
         labels = [unit.label for unit in units]
         started = time.monotonic()
         run, contexts = measure_each_test(self.sandbox, labels, self.test_timeout)
+        if run.error and _NO_DATA in run.error and run.tests.report_found:
+            return {label: set() for label in labels}, run.tests  # no source file ran at all
         if run.error:
             return run.error
         # The whole exec's time, interpreter start included: on a busy machine that start

@@ -22,6 +22,18 @@ def _copies(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("coder-local-*"))
 
 
+def _scripted_run_at_turn_2(tmp_path: Path) -> tuple[Path, Path, subprocess.Popen[str]]:
+    """A `coder run` of the calc fixture in the local sandbox with a temp folder of its
+    own, once its model is on turn 2 (its copy exists)."""
+    repo = fixture_repo("calc", tmp_path)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    args = ["run", "x", "--repo", str(repo), "--sandbox", "local"]
+    process = start([*args, "--model", f"scripted:{script(tmp_path)}"], {"TMPDIR": str(temp)})
+    wait_for_turn(process, 2)
+    return repo, temp, process
+
+
 @pytest.mark.parametrize("delay", [0.4, 0.7, 1.0, 1.5, 2.5, 4.0])
 def test_an_interrupt_at_any_moment_leaves_no_copy_and_no_traceback(
     delay: float, tmp_path: Path
@@ -43,12 +55,7 @@ def test_an_interrupt_at_any_moment_leaves_no_copy_and_no_traceback(
 
 
 def test_sigterm_exits_143_and_removes_the_copy(tmp_path: Path) -> None:
-    repo = fixture_repo("calc", tmp_path)
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    args = ["run", "x", "--repo", str(repo), "--sandbox", "local"]
-    process = start([*args, "--model", f"scripted:{script(tmp_path)}"], {"TMPDIR": str(temp)})
-    wait_for_turn(process, 2)
+    repo, temp, process = _scripted_run_at_turn_2(tmp_path)
     assert len(_copies(temp)) == 1
     _, err = signal_after(process, 0.5, signal.SIGTERM)
     assert process.returncode == 143, err
@@ -59,12 +66,7 @@ def test_sigterm_exits_143_and_removes_the_copy(tmp_path: Path) -> None:
 def test_a_sigkilled_runs_copy_is_pruned_and_a_live_runs_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    repo = fixture_repo("calc", tmp_path)
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    args = ["run", "x", "--repo", str(repo), "--sandbox", "local"]
-    process = start([*args, "--model", f"scripted:{script(tmp_path)}"], {"TMPDIR": str(temp)})
-    wait_for_turn(process, 2)
+    repo, temp, process = _scripted_run_at_turn_2(tmp_path)
     process.kill()
     process.communicate(timeout=30)
     (left,) = _copies(temp)

@@ -92,10 +92,14 @@ def copy_fixture(name: str, dest: Path) -> Path:
 
 def fixture_repo(name: str, dest: Path) -> Path:
     """Copy fixtures/NAME into a fresh git repository with one commit."""
-    repo = copy_fixture(name, dest)
+    return commit_all(copy_fixture(name, dest))
+
+
+def commit_all(repo: Path, message: str = "initial") -> Path:
+    """Make `repo` a git repository (branch main) with everything in it committed."""
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    git(repo, "commit", "-q", "-m", message)
     return repo
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from coder.cli import main
-from tests.helpers import git, write_tree
+from tests.helpers import commit_all, git, write_tree
 
 PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
 PROJECT = {
@@ -23,9 +23,7 @@ PROJECT = {
 
 def _gen(tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> str:
     repo = write_tree(tmp_path / "repo", {**PROJECT, **files})
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     code = main(["gen", str(repo), "--model", "builtin", "--sandbox", "local", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert (code, report["status"]) == (1, "cannot_run"), report

@@ -20,7 +20,7 @@ import pytest
 
 from coder.cli import main
 from coder.delivery.apply import PAUSE_VARIABLE
-from tests.helpers import git, write_tree
+from tests.helpers import commit_all, git, write_tree
 
 TEST = "from calc import add\n\n\ndef test_{n}():\n    assert add({n}, 1) == 0\n"
 FILES = {
@@ -42,9 +42,7 @@ SCRIPT = [
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     repo = write_tree(tmp_path / "project", FILES)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     return repo
 
 

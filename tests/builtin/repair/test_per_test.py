@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from coder.cli import main
-from tests.helpers import git, write_tree
+from tests.helpers import commit_all, write_tree
 
 # Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
 pytestmark = pytest.mark.timeout(600)
@@ -77,9 +77,7 @@ def _repo(tmp_path: Path, tests: str) -> Path:
     repo = write_tree(
         tmp_path / "repo", {"pyproject.toml": PYPROJECT, **SHOP, "tests/test_shop.py": tests}
     )
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     return repo
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from coder.cli import main
-from tests.helpers import TEST_IMAGE, git, write_tree
+from tests.helpers import TEST_IMAGE, commit_all, git, write_tree
 
 PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
 CALC = {
@@ -26,9 +26,7 @@ CALC = {
 
 def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
     repo = write_tree(tmp_path / "repo", {"pyproject.toml": PYPROJECT, **CALC, **files})
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     return repo
 
 

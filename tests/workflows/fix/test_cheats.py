@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from coder.cli import main
-from tests.helpers import TEST_IMAGE, git, write_tree
+from tests.helpers import TEST_IMAGE, commit_all, git, write_tree
 
 SOURCE = '''\
 """Prices; the tax rate is 20% since 2.0 (it was 10%), and zero items now raise."""
@@ -80,9 +80,7 @@ def _tests(tax: str = HONEST_TAX, unit: str = HONEST_UNIT, head: str = "") -> st
 
 def _repo(tmp_path: Path) -> Path:
     repo = write_tree(tmp_path / "repo", PROJECT)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "tax 20%")
+    commit_all(repo, "tax 20%")
     return repo
 
 

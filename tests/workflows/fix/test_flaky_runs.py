@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from coder.cli import main
-from tests.helpers import FLAKY, fixture_repo, git
+from tests.helpers import FLAKY, commit_all, fixture_repo, git
 
 RUNS = 20
 BACKOFF = "tests/test_backoff.py::test_delay_grows_exponentially"
@@ -64,9 +64,7 @@ def _counted_repo(tmp_path: Path, check: str) -> Path:
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-p no:hypothesispytest"\n'
     )
     (repo / "tests" / "test_counted.py").write_text(COUNTED.format(check=check))
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     return repo
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from coder.cli import main
 from coder.workflows.fix.baseline import RERUNS
-from tests.helpers import git, write_tree
+from tests.helpers import commit_all, git, write_tree
 
 # Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
 pytestmark = pytest.mark.timeout(600)
@@ -35,9 +35,7 @@ def test_a_group_whose_test_passes_unchanged_is_flaky(
         tmp_path / "repo",
         {"pyproject.toml": PYPROJECT, "tests/test_late.py": LATE, "tests/test_ok.py": OK},
     )
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(

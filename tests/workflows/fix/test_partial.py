@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from coder.cli import main
-from tests.helpers import git, write_tree
+from tests.helpers import commit_all, git, write_tree
 
 # Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
 pytestmark = pytest.mark.timeout(600)
@@ -33,9 +33,7 @@ def _fix(tmp_path: Path, script: list[Any], capsys: pytest.CaptureFixture[str]) 
     repo = write_tree(
         tmp_path / "repo", {"pyproject.toml": PYPROJECT, "calc.py": CALC, "tests/test_c.py": TESTS}
     )
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
     code = main(["fix", str(repo), "--sandbox", "local", "--json", "--model", f"scripted:{path}"])

@@ -18,7 +18,7 @@ from coder.config import load_settings
 from coder.models import Message, Reply, ScriptedModel, ToolSchema
 from coder.workflows import RunHooks
 from coder.workflows.fix import FixOptions, fix_repo
-from tests.helpers import TEST_IMAGE, git, write_tree
+from tests.helpers import TEST_IMAGE, commit_all, git, write_tree
 
 # Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
 pytestmark = pytest.mark.timeout(600)
@@ -69,9 +69,7 @@ class _KillsTheSandbox:
 
 def _repo(tmp_path: Path) -> Path:
     repo = write_tree(tmp_path / "repo", FILES)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     return repo
 
 

@@ -15,7 +15,7 @@ from coder.config import load_settings
 from coder.models import Message, Reply, ScriptedModel, ToolSchema
 from coder.workflows import RunHooks
 from coder.workflows.gen import GenOptions, gen_repo
-from tests.helpers import git, write_tree
+from tests.helpers import commit_all, git, write_tree
 
 FILES = {
     "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n',
@@ -57,9 +57,7 @@ def test_a_removed_local_copy_ends_gen_with_sandbox_error_and_its_report(
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     repo = write_tree(tmp_path / "repo", FILES)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    commit_all(repo)
     settings = load_settings(repo, {"sandbox": "local"}, environ={})
 
     report = gen_repo(

@@ -40,6 +40,8 @@ TRUST: dict[Trust, frozenset[str]] = {
     "guard": frozenset(
         {"sandbox", "network", "setup_network", "unsafe_no_isolation", "confirm"}
         | {"sandbox_memory_mb", "sandbox_cpus", "sandbox_pids"}
+        # The interpreter's folders are shown again inside bubblewrap's hidden home.
+        | {"python"}
     ),
     # The work, which the repository may tune. image is safe here: coder never pulls (a
     # repository can only name an image already on the machine), coder's container
@@ -47,7 +49,7 @@ TRUST: dict[Trust, frozenset[str]] = {
     # whatever the image, and the repository already chooses the code run inside.
     "work": frozenset(
         {"max_turns", "token_budget", "wall_clock", "context_tokens", "temperature"}
-        | {"shell_timeout", "test_timeout", "request_timeout", "setup", "image"}
+        | {"shell_timeout", "test_timeout", "request_timeout", "setup", "image", "deps"}
     ),
 }
 """Each setting's class. Only "work" settings may come from [tool.coder]; a setting in
@@ -114,6 +116,12 @@ class Settings(BaseModel):
     """Give the sandbox a network. Only the --network flag can turn this on."""
     setup_network: bool = False
     """Give the --setup command a network. Only the --setup-network flag can turn this on."""
+    python: str | None = None
+    """Interpreter the local sandbox runs the tests with; None: the project's own environment
+    (an activated virtualenv, then .venv, venv, uv, Poetry, PDM or Hatch), else python3."""
+    deps: Literal["auto", "off"] = "auto"
+    """Docker: install the project's declared dependencies into the sandbox image (wheels
+    downloaded on this machine, installed with the network off); off: never."""
     unsafe_no_isolation: bool = False
     """Let a model's commands run unisolated (local, no bubblewrap). Only its flag sets it."""
 

@@ -100,6 +100,7 @@ HOSTILE = {
     "sandbox_cpus": 64.0,
     "sandbox_pids": 1_000_000,
     "confirm": False,
+    "python": "/root/.ssh/python3",
 }
 """A value a hostile repository might set, for every setting only the user may set."""
 

@@ -90,6 +90,18 @@ class CommonOptions:
     setup_network: bool = _option(
         False, "--setup-network", help="Let the --setup command use the network."
     )
+    python: str | None = _option(
+        None,
+        "--python",
+        metavar="PATH",
+        help="Interpreter the local sandbox runs the tests with (default: the project's own).",
+    )
+    deps: str | None = _option(
+        None,
+        "--deps",
+        metavar="auto|off",
+        help="Docker: install the project's declared dependencies offline (default auto).",
+    )
     unsafe_no_isolation: bool = _option(False, "--unsafe-no-isolation", help=_UNSAFE_HELP)
     max_turns: int | None = _option(None, "--max-turns", metavar="N", help="Most model turns.")
     dry_run: bool = _option(False, "--dry-run", help="Show the diff; write nothing.")
@@ -127,6 +139,8 @@ class CommonOptions:
             "image": self.image,
             "setup": self.setup,
             "setup_network": self.setup_network,
+            "python": self.python,
+            "deps": self.deps,
             "unsafe_no_isolation": self.unsafe_no_isolation,
             "max_turns": self.max_turns,
             "confirm": self.confirm,

@@ -147,7 +147,7 @@ def test_a_repository_still_tunes_the_work(tmp_path: Path) -> None:
     section = (
         "max_turns = 3\ntoken_budget = 2000\nwall_clock = 60\nshell_timeout = 5\n"
         "test_timeout = 6\nrequest_timeout = 7\ncontext_tokens = 4000\ntemperature = 0.0\n"
-        'setup = "pip install -e ."\nimage = "mine:1"'
+        'setup = "pip install -e ."\nimage = "mine:1"\ndeps = "off"'
     )
     resolved = resolve_settings(_repo(tmp_path, section), {}, environ={})
     assert resolved.warnings == () and resolved.ignored == {}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build coder's sandbox image without a registry: a Debian root filesystem made by
-# debootstrap (python3, pytest, coverage, git), imported with `docker import`.
+# debootstrap (python3 with pip and venv, pytest, coverage, git), imported with `docker import`.
 # Usage: sandbox/image/build-offline.sh [IMAGE]   (default: coder-sandbox:latest)
 set -euo pipefail
 image="${1:-coder-sandbox:latest}"
@@ -15,7 +15,7 @@ command -v debootstrap >/dev/null || { echo "debootstrap is missing: apt-get ins
 rootfs=$(mktemp -d /tmp/coder-rootfs.XXXXXX)
 trap 'rm -rf "$rootfs"' EXIT
 echo "debootstrap $suite into $rootfs (about a minute)"
-debootstrap --variant=minbase --include=python3,python3-pytest,python3-coverage,git \
+debootstrap --variant=minbase --include=python3,python3-pip,python3-venv,python3-pytest,python3-coverage,git \
   "$suite" "$rootfs" >"$rootfs.log" 2>&1 || { tail -30 "$rootfs.log" >&2; exit 1; }
 rm -f "$rootfs.log"
 # A non-root user for commands, and a workspace it owns.

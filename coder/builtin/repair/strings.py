@@ -1,0 +1,162 @@
+"""Rewrite a string literal's value within the project's line length.
+
+    "Missing data for "            ->  "Missing data for "
+    "required field."                  "the field."        (only the piece that changed)
+
+An implicit concatenation keeps its pieces: the piece holding the change is rewritten,
+or, when the change spans pieces or would overflow, the new text is split again over
+lines at the same columns. A single literal that would overflow the limit is wrapped in
+parentheses as an implicit concatenation, one piece a line.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+from functools import partial
+
+from coder.builtin.formatting import fill_string, too_long
+from coder.builtin.literals import parse_literal, render_like
+from coder.builtin.source import Replacement, SourceText
+
+
+@dataclass(frozen=True)
+class _Piece:
+    start: int
+    end: int
+    text: str
+    value: str
+
+
+def rewrite_str(
+    node: ast.expr, new: str, source: SourceText, quote: str, limit: int | None, reason: str
+) -> Replacement:
+    """The replacement that gives string literal `node` the value `new`."""
+    pieces = _pieces(node, source)
+    if pieces and len(pieces) > 1:
+        return _rewrite_pieces(pieces, new, source, limit, reason)
+    before = source.segment(node)
+    after = render_like(before, new, quote)
+    start, end = source.span(node)
+    wrapped = _wrapped(source, start, end, after, limit)
+    return Replacement(start, end, wrapped or after, reason)
+
+
+def _pieces(node: ast.expr, source: SourceText) -> list[_Piece] | None:
+    """The string tokens of a plain str literal (None for bytes, raw or f-strings)."""
+    start, end = source.span(node)
+    segment = source.text[start:end]
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO("(" + segment + ")").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    wrapped = SourceText("(" + segment + ")")
+    pieces = []
+    for token in tokens:
+        if token.type != tokenize.STRING:
+            continue
+        prefix = token.string[: len(token.string) - len(token.string.lstrip("uUrRbBfF"))]
+        value = parse_literal(token.string)
+        if prefix.lower() not in ("", "u") or not isinstance(value, str):
+            return None
+        offset = wrapped.offset(token.start[0], 0) + token.start[1] - 1 + start
+        pieces.append(_Piece(offset, offset + len(token.string), token.string, value))
+    return pieces
+
+
+def _rewrite_pieces(
+    pieces: list[_Piece], new: str, source: SourceText, limit: int | None, reason: str
+) -> Replacement:
+    old = "".join(piece.value for piece in pieces)
+    prefix = _common_prefix(old, new)
+    suffix = _common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    bounds, position = [], 0
+    for piece in pieces:
+        bounds.append((position, position + len(piece.value)))
+        position += len(piece.value)
+    first, last = _touched(bounds, prefix, len(old) - suffix)
+    head = pieces[first].value[: prefix - bounds[first][0]]
+    rest = pieces[last].value[len(old) - suffix - bounds[last][0] :]
+    middle = head + new[prefix : len(new) - suffix] + rest
+    render = partial(render_like, pieces[first].text, quote=pieces[first].text[0])
+    start, end = pieces[first].start, pieces[last].end
+    if first == last:
+        text = render(middle)
+        if not _overflows(source, start, end, text, limit):
+            return Replacement(start, end, text, reason)
+    limit = limit or max(79, *(len(line) for line in _lines(source, start, end)))
+    column = start - source.line_starts[source.line_of(start) - 1]
+    indent = _continuation_column(pieces, source, first)
+    tail = len(_line_rest(source, end))
+    filled = fill_string(middle, render, column, indent, tail, limit)
+    if filled is None:
+        filled = [render(middle)]
+    return Replacement(start, end, ("\n" + " " * indent).join(filled), reason)
+
+
+def _touched(bounds: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]:
+    """The first and last piece the change [lo, hi) of the joined value falls in."""
+    if lo == hi:  # an insertion: into the piece it touches first
+        index = next(i for i, (a, b) in enumerate(bounds) if a <= lo <= b)
+        return index, index
+    first = next(i for i, (a, b) in enumerate(bounds) if a <= lo < b)
+    last = next(i for i, (a, b) in enumerate(bounds) if a < hi <= b)
+    return first, last
+
+
+def _continuation_column(pieces: list[_Piece], source: SourceText, index: int) -> int:
+    """The column the pieces after the first start at."""
+    columns = [p.start - source.line_starts[source.line_of(p.start) - 1] for p in pieces]
+    return columns[1] if len(columns) > 1 else columns[index]
+
+
+def _wrapped(source: SourceText, start: int, end: int, text: str, limit: int | None) -> str | None:
+    """`text` (a single-line literal) wrapped in parentheses when it would overflow."""
+    if limit is None or "\n" in text or not _overflows(source, start, end, text, limit):
+        return None
+    line_start = source.line_starts[source.line_of(start) - 1]
+    line = source.text[line_start:start]
+    indent = len(line) - len(line.lstrip(" "))
+    value = parse_literal(text)
+    if not isinstance(value, str) or too_long(line + source.text[start:end], limit):
+        return None
+    render = partial(render_like, text, quote=text[0])
+    pieces = fill_string(value, render, indent + 4, indent + 4, 0, limit)
+    if pieces is None or len(pieces) < 2:
+        return None
+    inner = " " * (indent + 4)
+    return "(\n" + inner + ("\n" + inner).join(pieces) + "\n" + " " * indent + ")"
+
+
+def _overflows(source: SourceText, start: int, end: int, text: str, limit: int | None) -> bool:
+    """Whether replacing [start, end) by `text` puts a line over `limit` that was not."""
+    if limit is None:
+        return False
+    lo = source.line_starts[source.line_of(start) - 1]
+    line_end = source.text.find("\n", end)
+    hi = len(source.text) if line_end < 0 else line_end
+    after = source.text[lo:start] + text + source.text[end:hi]
+    was_long = any(too_long(line, limit) for line in source.text[lo:hi].split("\n"))
+    return not was_long and any(too_long(line, limit) for line in after.split("\n"))
+
+
+def _lines(source: SourceText, start: int, end: int) -> list[str]:
+    lo = source.line_starts[source.line_of(start) - 1]
+    line_end = source.text.find("\n", end)
+    return source.text[lo : len(source.text) if line_end < 0 else line_end].split("\n")
+
+
+def _line_rest(source: SourceText, end: int) -> str:
+    line_end = source.text.find("\n", end)
+    return source.text[end : len(source.text) if line_end < 0 else line_end]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    size = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        size += 1
+    return size

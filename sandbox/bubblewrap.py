@@ -8,7 +8,8 @@ Each command runs in its own `bwrap`, which builds this view (later mounts cover
                             (Docker's, /run/user/*)
     $HOME, the repository   empty and read-only: the user's home and tree are hidden
     other unix sockets      covered with /dev/null (those /proc/net/unix names)
-    the interpreter         read-only again where it lay in a hidden folder (a venv, pyenv)
+    the interpreter         read-only again where it lay in a hidden folder (a venv, pyenv):
+                            the folders sandbox.pythons chose
     the sandbox's folder    read-only, with its workspace, home and tmp writable
 
 The command has no network (unless allowed), its own ipc and uts namespaces, no
@@ -68,16 +69,6 @@ class Confinement:
     visible: tuple[str, ...] = ()
     """Folders shown again, read-only, when they lie in a hidden one (the interpreter's)."""
     network: bool = False
-
-
-@dataclass(frozen=True)
-class Interpreter:
-    """The `python3` a sandbox's commands run: its folders and its real binary's folder."""
-
-    folders: tuple[str, ...] = ()
-    """sys.prefix, sys.base_prefix, the exec prefixes and site-packages."""
-    bin_dir: str | None = None
-    """The folder of sys.executable, when PATH's python3 is a wrapper (a pyenv shim)."""
 
 
 def confined_argv(
@@ -159,29 +150,34 @@ def user_homes() -> tuple[Path, ...]:
     return tuple(Path(home) for home in sorted(homes))
 
 
-def find_interpreter(path: str) -> Interpreter:
-    """What the `python3` on `path` needs visible, asked of it on the host: in isolated
+def query_interpreter(python: str, path: str) -> tuple[str, tuple[str, ...]] | None:
+    """Where the user's interpreter `python` (found on `path`) really lives: its
+    sys.executable, then its prefixes and site-packages; None if it does not answer.
+    Asked on the host, so never of an interpreter the repository controls; in isolated
     mode and from `/`, so that no file of the workspace (a `.python-version` a pyenv shim
     would read, a module named like the stdlib) has a say in what runs."""
-    python = shutil.which("python3", path=path)
-    if python is None:
-        return Interpreter()
-    env = {name: os.environ[name] for name in _PYENV if name in os.environ} | {"PATH": path}
+    pyenv = tuple((name, os.environ[name]) for name in _PYENV if name in os.environ)
+    return _query(python, path, pyenv)
+
+
+@functools.lru_cache(maxsize=16)
+def _query(
+    python: str, path: str, pyenv: tuple[tuple[str, str], ...]
+) -> tuple[str, tuple[str, ...]] | None:
+    env = dict(pyenv) | {"PATH": path}
     try:
         done = subprocess.run(
             [python, "-I", "-c", _QUERY], cwd="/", env=env, capture_output=True, timeout=30
         )
         answer = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):
-        return Interpreter()
+        return None
     if not isinstance(answer, list) or not all(isinstance(item, str) for item in answer):
-        return Interpreter()
+        return None
     executable, *folders = answer
-    real = [os.path.realpath(folder) for folder in folders]
-    places = (python, os.path.realpath(python))
-    wrapper = not any(is_inside(folder, place) for folder in real for place in places)
-    bin_dir = os.path.dirname(executable) if wrapper and os.path.isabs(executable) else None
-    return Interpreter(tuple(folders), bin_dir)
+    if not os.path.isabs(executable):
+        return None
+    return executable, tuple(dict.fromkeys(folders))
 
 
 @functools.cache

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 # Names that look like they hold a credential. `AUTH(?!OR)` spares GIT_AUTHOR_NAME.
 _SECRET_NAME = re.compile(
@@ -41,6 +42,25 @@ def scrub_environment(environ: Mapping[str, str]) -> dict[str, str]:
         if (name in _KEPT_NAMES or name.startswith("LC_")) and not looks_secret(name)
     }
     return kept | _FIXED
+
+
+def interpreter_environment(
+    env: Mapping[str, str], shims: str, venv: str | None, python_path: Sequence[str] = ()
+) -> dict[str, str]:
+    """`env` with the chosen interpreter's `shims` folder (python3, python) first on PATH,
+    then its virtualenv's bin/ (VIRTUAL_ENV set to it, or unset when there is none: the
+    host's activated one leaves PATH too), and `python_path` as PYTHONPATH."""
+    changed = dict(env)
+    active = changed.pop("VIRTUAL_ENV", None)
+    dropped = os.path.join(active, "bin") if active else None
+    rest = [part for part in changed.get("PATH", os.defpath).split(os.pathsep) if part]
+    first = [shims, *([os.path.join(venv, "bin")] if venv else [])]
+    changed["PATH"] = os.pathsep.join([*first, *(p for p in rest if p != dropped)])
+    if venv:
+        changed["VIRTUAL_ENV"] = venv
+    if python_path:
+        changed["PYTHONPATH"] = os.pathsep.join(python_path)
+    return changed
 
 
 def secret_values(environ: Mapping[str, str]) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import tempfile
 from pathlib import Path
 
@@ -25,18 +26,12 @@ from sandbox.base import (
     SandboxError,
     SandboxGone,
 )
-from sandbox.bubblewrap import (
-    Confinement,
-    Interpreter,
-    bubblewrap_path,
-    confined_argv,
-    find_interpreter,
-    user_homes,
-)
-from sandbox.env import scrub_environment
+from sandbox.bubblewrap import Confinement, bubblewrap_path, confined_argv, user_homes
+from sandbox.env import interpreter_environment, scrub_environment
 from sandbox.leftovers import local_copy_prefix
 from sandbox.paths import MAX_FILE_BYTES, clean_relative, is_inside, resolve_inside, too_large
 from sandbox.process import run_limited, shell_argv
+from sandbox.pythons import Python, choose_python
 from sandbox.shield import deferred_interrupts
 from sandbox.tree import copy_tree, entries_under, inventory_of_tree, remove_tree
 
@@ -60,6 +55,8 @@ class LocalSandboxConfig(BaseModel):
     """Allow network access. When False the network is off only if bubblewrap works here."""
     keep_workspace: bool = False
     """Leave the temporary copy on disk after the sandbox closes, for debugging."""
+    python: str | None = None
+    """The interpreter `python3` runs; None: the one `sandbox.pythons` finds for the source."""
 
 
 class LocalSandbox(Lifecycle):
@@ -72,7 +69,8 @@ class LocalSandbox(Lifecycle):
         self.config = config or LocalSandboxConfig()
         self._base: Path | None = None
         self._manifest: dict[str, str] = {}
-        self._interpreter: Interpreter | None = None
+        self._python: Python | None = None
+        self._python_path: tuple[str, ...] = ()
         self.skipped: dict[str, int] = {}
         """Files left out of the copy (over MAX_COPY_BYTES), with their sizes."""
 
@@ -81,17 +79,31 @@ class LocalSandbox(Lifecycle):
             raise SandboxError("this LocalSandbox is already open; create a new one")
         if not self.source.is_dir():
             raise SandboxError(f"cannot copy {self.source} into a sandbox: not a folder")
+        python = choose_python(self.source, os.environ, self.config.python)
         # Named after this process: `coder sandbox prune` removes it if the process dies.
         base = Path(tempfile.mkdtemp(prefix=local_copy_prefix())).resolve()
         try:
             (base / "home").mkdir()
             (base / "tmp").mkdir()
+            _write_shims(base / "bin", python.executable)
             self._manifest = copy_tree(self.source, base / "workspace", self.skipped)
         except BaseException:
             with deferred_interrupts():
                 remove_tree(base)
             raise
-        self._base = base
+        self._base, self._python = base, python
+
+    @property
+    def python(self) -> Python:
+        """The interpreter `python3` and `python` run here, and why that one."""
+        self._started()
+        assert self._python is not None
+        return self._python
+
+    def set_python_path(self, folders: tuple[str, ...]) -> None:
+        """Workspace folders (relative, e.g. `src`) every later command finds first on
+        PYTHONPATH: the project's package roots, so that the tests import the copy."""
+        self._python_path = tuple(clean_relative(folder) for folder in folders)
 
     def close(self) -> None:
         base, self._base = self._base, None
@@ -124,6 +136,8 @@ class LocalSandbox(Lifecycle):
             "HOME": str(base / "home"),
             "TMPDIR": str(base / "tmp"),
         }
+        roots = [str(self.root / folder) for folder in self._python_path]
+        env = interpreter_environment(env, str(base / "bin"), self.python.venv, roots)
         argv = shell_argv(command)
         bwrap = bubblewrap_path()
         if bwrap is not None:
@@ -137,19 +151,13 @@ class LocalSandbox(Lifecycle):
         )
 
     def _confined(self, bwrap: str, argv: list[str], env: dict[str, str]) -> list[str]:
-        """`argv` inside bubblewrap; `env` gets the interpreter first on PATH if PATH's
-        python3 is a wrapper (a pyenv shim) that the hidden home would break."""
+        """`argv` inside bubblewrap, the chosen interpreter's folders shown again."""
         base = self._started()
-        if self._interpreter is None:
-            self._interpreter = find_interpreter(env.get("PATH", os.defpath))
-        interpreter = self._interpreter
-        if interpreter.bin_dir is not None:
-            env["PATH"] = os.pathsep.join([interpreter.bin_dir, env.get("PATH", os.defpath)])
         confinement = Confinement(
             base=base,
             writable=(self.root, base / "home", base / "tmp"),
             hidden=(self.source, *user_homes()),
-            visible=interpreter.folders,
+            visible=self.python.folders,
             network=self.config.network,
         )
         return confined_argv(bwrap, confinement, self.root, argv)
@@ -215,3 +223,16 @@ class LocalSandbox(Lifecycle):
         if not (self._base / "workspace").is_dir():
             raise SandboxGone(f"the local sandbox's copy {self._base} was removed while in use")
         return self._base
+
+
+def _write_shims(folder: Path, executable: str) -> None:
+    """`python3` and `python` in `folder` (first on the commands' PATH) run `executable`.
+    Scripts, not symlinks: a venv's interpreter finds its pyvenv.cfg by the path it is
+    started with."""
+    folder.mkdir()
+    if not os.path.isabs(executable):  # none found: PATH's python3 it is
+        return
+    for name in ("python3", "python"):
+        shim = folder / name
+        shim.write_text(f'#!/bin/sh\nexec {shlex.quote(executable)} "$@"\n', encoding="utf-8")
+        shim.chmod(0o755)

@@ -168,7 +168,7 @@ def test_nothing_is_created_next_to_the_workspace(repo: Path, marker: str) -> No
         done = sandbox.exec(f"touch ../{marker}; touch ../../{marker}; mkdir ../home2")
         base = sandbox.root.parent
         assert done.exit_code != 0
-        assert sorted(entry.name for entry in base.iterdir()) == ["home", "tmp", "workspace"]
+        assert sorted(entry.name for entry in base.iterdir()) == ["bin", "home", "tmp", "workspace"]
         assert not (base.parent / marker).exists()
 
 
@@ -284,6 +284,7 @@ def test_an_interpreter_in_the_hidden_home_still_runs(
     venv = home / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     monkeypatch.setenv("PATH", f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))  # activated
     with LocalSandbox(repo) as sandbox:
         done = sandbox.exec(f"python3 -c 'import sys; print(sys.prefix)'; ls -A {home}")
     assert done.stdout.splitlines() == [str(venv), "venv"], done.stderr
@@ -298,6 +299,7 @@ def test_a_wrapper_in_the_hidden_home_leads_to_its_interpreter(
     (shims / "python3").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
     (shims / "python3").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shims}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     with LocalSandbox(repo) as sandbox:
         done = sandbox.exec("python3 -c 'import sys; print(sys.executable)'")
     assert Path(done.stdout.strip()).parent == Path(sys.executable).parent, done.stderr

@@ -125,6 +125,7 @@ def _local(
         default_timeout=settings.shell_timeout,
         memory_mb=settings.sandbox_memory_mb,
         network=settings.network,
+        python=settings.python,
     )
     return LocalSandbox(repo, config)
 

@@ -81,6 +81,7 @@ class DockerSandbox(Lifecycle):
         self.skipped: dict[str, int] = {}
         """Files left out of the copy (over MAX_COPY_BYTES), with their sizes."""
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coder-exec")
+        self._python_path: tuple[str, ...] = ()
 
     @property
     def isolation(self) -> str:
@@ -148,6 +149,11 @@ class DockerSandbox(Lifecycle):
             )
         return ExecResult(code, out.decode("utf-8", "replace"), err, timed_out, duration)
 
+    def set_python_path(self, folders: tuple[str, ...]) -> None:
+        """Workspace folders (relative, e.g. `src`) every later command finds first on
+        PYTHONPATH: the project's package roots, so that the tests import the copy."""
+        self._python_path = tuple(clean_relative(folder) for folder in folders)
+
     def read(self, path: str) -> bytes:
         relative = clean_relative(path)
         code, out, err = self._run(helper_command("read", relative), workdir="/")
@@ -209,6 +215,9 @@ class DockerSandbox(Lifecycle):
     def _exec_once(self, argv: builtins.list[str], workdir: str) -> tuple[int, bytes, str]:
         api = self._started().client.api
         user, env = f"{SANDBOX_UID}", SANDBOX_ENV
+        if self._python_path:
+            roots = (f"{WORKSPACE}/{folder}".removesuffix("/.") for folder in self._python_path)
+            env = {**env, "PYTHONPATH": ":".join(roots)}
         exec_id = api.exec_create(
             self._container.id, argv, user=user, workdir=workdir, environment=env
         )["Id"]

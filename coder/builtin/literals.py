@@ -105,6 +105,12 @@ def _ordered(items: set[Any] | frozenset[Any]) -> list[Any]:
         return list(items)
 
 
+def str_body(value: str, quote: str, triple: bool = False) -> str:
+    """The source text of `value` between the delimiters of a `quote` string literal."""
+    delimiter = quote * 3 if triple else quote
+    return _render_str(value, quote, triple)[len(delimiter) : -len(delimiter)]
+
+
 def _render_str(value: str, quote: str, triple: bool = False) -> str:
     body = []
     for ch in value:

@@ -12,20 +12,15 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from coder.builtin.literals import (
-    changed_parts,
-    dominant_quote,
-    is_parsed,
-    node_value,
-    parse_literal,
-    quote_of,
-    render_like,
-    same,
-)
+from coder.builtin.literals import dominant_quote, is_parsed, node_value, parse_literal, same
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
+from coder.builtin.repair.expressions import Context, is_expression, repair
+from coder.builtin.repair.membership import plan_membership, unittest_membership
 from coder.builtin.repair.parametrize import find_element, param_id
+from coder.builtin.repair.strings import rewrite_literal
 from coder.builtin.source import SourceText, make_edits
 from coder.builtin.syntax import enclosing_function, innermost, parse
 from tools import TestOutcome
@@ -34,14 +29,13 @@ _UNITTEST_OPS = {
     "assertEqual": "==", "assertEquals": "==", "assertListEqual": "==",
     "assertTupleEqual": "==", "assertDictEqual": "==", "assertSetEqual": "==",
     "assertSequenceEqual": "==", "assertMultiLineEqual": "==", "assertIs": "is",
+    "assertIn": "in", "assertNotIn": "not in",
 }  # fmt: skip
 _OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
         ast.NotIn: "not in", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}  # fmt: skip
 _OP_REFUSALS = {
     "!=": "`!=` failed, so the two values are now equal: there is no literal to write",
     "is not": "`is not` failed, so the two values are now the same: no literal to write",
-    "in": "a membership test: which literal to write is a judgement call",
-    "not in": "a membership test: which literal to write is a judgement call",
 }
 
 
@@ -55,8 +49,9 @@ class _Check:
     unittest: bool
 
 
-def plan_value(failure: FailureLike, test_source: str, path: str) -> Plan:
-    """Edits that write the value the code now returns into the test's expected literal."""
+def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | None = None) -> Plan:
+    """Edits that write the value the code now returns into the test's expected literal,
+    within the project's line length `limit` (None: as long as it takes)."""
     outcome = as_outcome(failure)
     line = failing_line(outcome) or 0
     where = f"{path}:{line}"
@@ -66,24 +61,52 @@ def plan_value(failure: FailureLike, test_source: str, path: str) -> Plan:
     check = _find_check(tree, line)
     if check is None:
         return refuse(where, "no `assert a == b` or assertEqual on the failing line")
+    if check.op in ("in", "not in"):
+        return _plan_membership(check, outcome, SourceText(test_source), (path, line), limit)
     if outcome.comparison is None:
         kind = " (unittest assertions record none)" if check.unittest else ""
         return refuse(where, f"no runtime values were recorded for the comparison{kind}")
     why = _op_problem(check.op, outcome.comparison.op)
     if why:
         return refuse(where, why)
-    return _plan_sides(tree, check, outcome, SourceText(test_source), path)
+    return _plan_sides(tree, check, outcome, SourceText(test_source), (path, limit))
+
+
+def _plan_membership(
+    check: _Check,
+    outcome: TestOutcome,
+    source: SourceText,
+    where: tuple[str, int],
+    limit: int | None,
+) -> Plan:
+    at = f"{where[0]}:{where[1]}"
+    if outcome.comparison is not None:
+        why = _op_problem(check.op, outcome.comparison.op)
+        if why:
+            return refuse(at, why)
+        reprs = (outcome.comparison.left, outcome.comparison.right)
+    else:
+        found = unittest_membership(outcome.message) if check.unittest else None
+        if found is None or found[0] != check.op:
+            return refuse(at, "no runtime values were recorded for the membership test")
+        reprs = found[1:]
+    return plan_membership(check.left, check.op, reprs, source, where, limit)
 
 
 def _plan_sides(
-    tree: ast.Module, check: _Check, outcome: TestOutcome, source: SourceText, path: str
+    tree: ast.Module,
+    check: _Check,
+    outcome: TestOutcome,
+    source: SourceText,
+    at: tuple[str, int | None],
 ) -> Plan:
+    path, limit = at
     line = failing_line(outcome) or 0
     where = f"{path}:{line}"
     kinds = [_side_kind(tree, node, line) for node in (check.left, check.right)]
     fixed = [i for i, kind in enumerate(kinds) if kind in ("literal", "approx")]
     params = [i for i, kind in enumerate(kinds) if kind == "param"]
-    sides = fixed or params
+    sides = fixed or params or [i for i, kind in enumerate(kinds) if kind == "expression"]
     if len(sides) != 1:
         what = "both sides are" if len(sides) == 2 else "neither side is"
         return refuse(where, f"{what} an expected literal: cannot tell which one is stale")
@@ -97,10 +120,25 @@ def _plan_sides(
         shown = observed_repr if len(observed_repr) < 80 else observed_repr[:77] + "..."
         return refuse(where, f"the observed value {shown} is not a literal to write back")
     node = (check.left, check.right)[expected_side]
+    if kinds[expected_side] == "expression":
+        context = Context(source, path, dominant_quote(source.text), limit)
+        return _expression(node, parse_literal(expected_repr), new, context, where)
     target = _target(tree, node, kinds[expected_side], outcome, parse_literal(expected_repr))
     if isinstance(target, str):
         return refuse(where, target)
-    return _rewrite(target, new, check, kinds[expected_side], outcome.nodeid, source, path)
+    rewrite = _Rewrite(check, kinds[expected_side], outcome.nodeid, source, path, limit)
+    return _rewrite(target, new, rewrite)
+
+
+def _expression(node: ast.expr, expected: Any, observed: Any, ctx: Context, where: str) -> Plan:
+    if not is_parsed(expected):
+        return refuse(where, "the expected value pytest recorded is not a literal to compare")
+    found = repair(node, expected, observed, ctx)
+    if isinstance(found, str):
+        return refuse(where, found)
+    if not found:
+        return refuse(where, "the observed value is the expected value already")
+    return make_edits(ctx.path, ctx.source, found)
 
 
 def _target(
@@ -120,9 +158,18 @@ def _target(
     return node
 
 
-def _rewrite(
-    node: ast.expr, new: Any, check: _Check, kind: str, nodeid: str, source: SourceText, path: str
-) -> Plan:
+@dataclass(frozen=True)
+class _Rewrite:
+    check: _Check
+    kind: str
+    nodeid: str
+    source: SourceText
+    path: str
+    limit: int | None
+
+
+def _rewrite(node: ast.expr, new: Any, how: _Rewrite) -> Plan:
+    check, kind, source, path = how.check, how.kind, how.source, how.path
     old = node_value(node)
     where = f"{path}:{node.lineno}"
     if not is_parsed(old):
@@ -137,16 +184,16 @@ def _rewrite(
     quote = dominant_quote(source.text)
     why = "the code now returns it"
     if kind == "param":
-        why = f"in the failing parametrize row [{param_id(nodeid)}]; {why}"
-    replacements = []
-    for part, value in changed_parts(node, old, new):
-        before = source.segment(part)
-        after = render_like(before, value, quote_of(before, quote))
-        reason = f"{path}:{part.lineno} expected {_short(before)} -> {_short(after)}"
-        replacements.append(source.replace(part, after, f"{reason} ({why})"))
+        why = f"in the failing parametrize row [{param_id(how.nodeid)}]; {why}"
+    reason_of = partial(_reason, path, why)
+    replacements = rewrite_literal(node, new, source, quote, how.limit, reason_of)
     if not replacements:
         return refuse(where, "the observed value is the expected literal already")
     return make_edits(path, source, replacements)
+
+
+def _reason(path: str, why: str, part: ast.expr, before: str, after: str) -> str:
+    return f"{path}:{part.lineno} expected {_short(before)} -> {_short(after)} ({why})"
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -167,7 +214,7 @@ def _numeric(value: Any) -> bool:
 def _op_problem(written: str, recorded: str) -> str | None:
     if written != recorded:
         return f"the recorded comparison ({recorded}) is not the one on that line ({written})"
-    if written in ("==", "is"):
+    if written in ("==", "is", "in", "not in"):  # membership: see plan_membership
         return None
     return _OP_REFUSALS.get(written, f"an ordering comparison ({written}) has no single value")
 
@@ -181,7 +228,7 @@ def _side_kind(tree: ast.Module, node: ast.expr, line: int) -> str:
         func = enclosing_function(tree, line)
         if func is not None and node.id in _parametrized_names(func):
             return "param"
-    return "other"
+    return "expression" if is_expression(node) else "other"
 
 
 def _is_approx(call: ast.Call) -> bool:

@@ -14,11 +14,13 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from coder.builtin.formatting import fill_string, too_long
-from coder.builtin.literals import parse_literal, render_like
+from coder.builtin.literals import changed_parts, node_value, parse_literal, quote_of, render_like
 from coder.builtin.source import Replacement, SourceText
 
 
@@ -28,6 +30,34 @@ class _Piece:
     end: int
     text: str
     value: str
+
+
+def rewrite_literal(
+    node: ast.expr,
+    new: Any,
+    source: SourceText,
+    quote: str,
+    limit: int | None,
+    reason_of: Callable[[ast.expr, str, str], str],
+) -> list[Replacement]:
+    """The replacements that give literal `node` the value `new`, sub-literal by
+    sub-literal (`reason_of(part, old text, new text)` says why for each)."""
+    replacements = []
+    for part, value in changed_parts(node, node_value(node), new):
+        before = source.segment(part)
+        part_quote = quote_of(before, quote)
+        after = render_like(before, value, part_quote)
+        reason = reason_of(part, before, after)
+        if (
+            isinstance(value, str)
+            and isinstance(part, ast.Constant)
+            and isinstance(part.value, str)
+        ):
+            replacements.append(rewrite_str(part, value, source, part_quote, limit, reason))
+        else:
+            start, end = source.span(part)
+            replacements.append(Replacement(start, end, after, reason))
+    return replacements
 
 
 def rewrite_str(

@@ -29,9 +29,11 @@ from sandbox.paths import (
     UnsafeChange,
     check_change_path,
     clean_relative,
+    is_inside,
     resolve_inside,
     size_text,
 )
+from sandbox.pythons import Python, choose_python
 from sandbox.tree import oversized_files
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "LocalSandbox",
     "LocalSandboxConfig",
     "PathOutsideWorkspace",
+    "Python",
     "Sandbox",
     "SandboxError",
     "SandboxGone",
@@ -56,8 +59,10 @@ __all__ = [
     "bubblewrap_path",
     "bubblewrap_problem",
     "check_change_path",
+    "choose_python",
     "clean_relative",
     "close_open",
+    "is_inside",
     "oversized_files",
     "prune_local_copies",
     "resolve_inside",

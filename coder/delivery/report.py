@@ -23,6 +23,14 @@ class TestCounts(BaseModel):
         )
 
 
+class Interpreter(BaseModel):
+    """The interpreter the tests ran with, and why that one."""
+
+    path: str
+    reason: str
+    """e.g. "the repository's .venv (uv), Python 3.12.4", "the python setting (--python)"."""
+
+
 class RunReport(BaseModel):
     """What a run did, for people (`coder trace show`) and for machines (`--json`)."""
 
@@ -47,6 +55,8 @@ class RunReport(BaseModel):
     trace: str = ""
     patch_file: str = ""
     duration_s: float = 0.0
+    interpreter: Interpreter | None = None
+    """The interpreter the tests ran with and why (fix and gen, checked before the baseline)."""
 
 
 class TestResult(BaseModel):

@@ -28,12 +28,14 @@ from coder.redaction import Redactor
 from coder.workflows.sandboxes import open_sandbox, require_isolation
 from sandbox import (
     MAX_COPY_BYTES,
+    LocalSandbox,
     Sandbox,
     SandboxError,
     UnsafeChange,
     oversized_files,
     size_text,
 )
+from sandbox.docker import DockerSandbox
 from tools import Approver, ToolContext, WritePolicy, allow_all_writes, default_registry
 
 Command = Literal["run", "fix", "gen"]
@@ -92,6 +94,10 @@ class Session:
     files: UserFiles
     """The user's files when the run began: the guard of the final apply."""
     started: float = field(default_factory=time.monotonic)
+    interpreter: Interpreter | None = None
+    """The interpreter the tests run with, once the environment check found it."""
+    python_path: tuple[str, ...] = ()
+    """Workspace folders first on PYTHONPATH in every sandbox (see workflows/environment.py)."""
 
     @classmethod
     def start(
@@ -127,7 +133,10 @@ class Session:
                     f"{path} ({size_text(size)}) is left out of the sandbox: files over "
                     f"{size_text(MAX_COPY_BYTES)} are not copied (data or build artifacts)"
                 )
-        return open_sandbox(self.settings, self.repo, warn, run_id, info, builtin=builtin)
+        sandbox = open_sandbox(self.settings, self.repo, warn, run_id, info, builtin=builtin)
+        if self.python_path and isinstance(sandbox, (LocalSandbox, DockerSandbox)):
+            sandbox.set_python_path(self.python_path)
+        return sandbox
 
     def agent(
         self,
@@ -201,6 +210,7 @@ class Session:
             trace=str(self.run_dir.trace),
             patch_file=str(self.run_dir.patch),
             duration_s=self.elapsed(),
+            interpreter=self.interpreter,
             **delivered,
             **fields,
         )

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
+from coder.builtin.formatting import CONFIG_FILES, line_limit
 from coder.builtin.gather import definitions, module_sources, read_files
 from coder.builtin.plan import Edit, Plan, Refusal, failing_line, refuse
 from coder.builtin.repair.ledger import Ledger, Served
@@ -43,6 +44,8 @@ class Workspace:
     definitions: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     shifts: LineShifts = field(default_factory=LineShifts)
     """How the edits staged since the last test run moved the lines pytest reported."""
+    settings: dict[str, str] | None = None
+    """The files that may set the line length, once read."""
 
 
 class RepairPolicy:
@@ -180,7 +183,14 @@ class RepairPolicy:
             if self.workspace.index is None:
                 self.workspace.index = ModuleIndex((yield from module_sources()))
             context = self.workspace.index
+        elif kind == "value":  # a rewritten literal keeps within the project's line length
+            context = yield from self._line_limit()
         return plan_for(kind, failure, source, context)
+
+    def _line_limit(self) -> Steps[int | None]:
+        if self.workspace.settings is None:
+            self.workspace.settings = yield from read_files(list(CONFIG_FILES))
+        return line_limit(self.workspace.settings)
 
     def _source(self, path: str) -> Steps[str | None]:
         if path not in self.workspace.texts:

@@ -19,6 +19,7 @@ _UNEXPECTED_KWARG = re.compile(
     r"(?P<function>[\w.<>]+)\(\) got an unexpected keyword argument '(?P<keyword>\w+)'"
 )
 _RAISES = re.compile(r"\b(pytest\.raises|raises|assertRaises|assertRaisesRegex)\s*\(")
+_UNITTEST_MEMBERSHIP = re.compile(r" (not found|unexpectedly found) in ")
 KNOWN = (
     "a stale expected value, a moved or renamed import, a renamed keyword argument "
     "or a changed exception type"
@@ -32,8 +33,8 @@ def classify(failure: TestOutcome, test_source: str) -> Kind | None:
         return "kwarg"
     if exc in _IMPORT_ERRORS or any(message.startswith(f"{e}:") for e in _IMPORT_ERRORS):
         return "import"
-    if exc == "AssertionError" and failure.comparison is not None:
-        return "value"
+    if exc == "AssertionError" and (failure.comparison or _UNITTEST_MEMBERSHIP.search(message)):
+        return "value"  # assertIn records no comparison; its message names both values
     if exc and exc != "AssertionError" and _RAISES.search(test_source):
         return "raises"  # the planner checks the exception escaped a raises block
     return None
@@ -59,7 +60,7 @@ def plan_for(kind: Kind | None, failure: TestOutcome, test_source: str, context:
         return refuse(where, f"{_what_failed(failure)} is not {KNOWN}")
     try:
         if kind == "value":
-            return plan_value(failure, test_source, path)
+            return plan_value(failure, test_source, path, context)
         if kind == "raises":
             return plan_raises(failure, test_source, path, context)
         if kind == "kwarg":

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
+from coder.workflows.environment import check_environment
 from coder.workflows.hints import (
     EMPTY_SUITE,
     cannot_run,
@@ -69,6 +70,9 @@ def first_look(session: Session, sandbox: Sandbox, tests: list[str] | None) -> B
     project; a suite that did not finish, or could not run, ends the run. A --tests
     selection that selects nothing is a UsageError."""
     hooks, timeout = session.hooks, session.settings.test_timeout
+    ready = check_environment(session, sandbox)
+    if ready.stop:
+        return BaselineOutcome(Baseline(TestRun()), "cannot_run", ready.stop)
     hooks.info("baseline: running the test suite")
     files = session.files.hashes
     baseline = take_baseline(sandbox, tests, timeout, hooks.info, files)

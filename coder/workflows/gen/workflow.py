@@ -14,6 +14,7 @@ from coder.delivery.handover import Delivery, Handover
 from coder.delivery.patching import Changes
 from coder.delivery.report import Coverage, GenReport, TestCounts
 from coder.models import Model
+from coder.workflows.environment import check_environment
 from coder.workflows.gen.final import KeptTests, coverage_of, final_gate, goal_met, percentages
 from coder.workflows.gen.judge import Covered
 from coder.workflows.gen.module import ModuleOutcome, write_tests
@@ -93,6 +94,9 @@ def _under(path: str, target: str) -> bool:
 def _generation(
     session: Session, sandbox: Sandbox, only: list[str] | None, options: GenOptions
 ) -> Generation:
+    ready = check_environment(session, sandbox)
+    if ready.stop:
+        return Generation(CoverageRun(), "cannot_run", ready.stop)
     session.hooks.info("baseline: measuring coverage")
     run = measure_coverage(sandbox, None, session.settings.test_timeout)
     session.tracer.event("gen_baseline", line=run.line_pct, branch=run.branch_pct, error=run.error)

@@ -20,7 +20,7 @@ from coder.builtin.repair import BuiltinRepairModel
 from coder.config import ConfigError, Settings
 from coder.delivery.handover import Delivery, Handover, deliver
 from coder.delivery.patching import Changes, UserFiles, make_patch
-from coder.delivery.report import RunReport
+from coder.delivery.report import Interpreter, RunReport
 from coder.delivery.runs import RunDir, create_run_dir
 from coder.models import Model, make_model
 from coder.models.presets import BUILTIN

@@ -219,3 +219,13 @@ def _from_path(environ: Mapping[str, str], guard: _Guard) -> Python:
     if guard.inside_repo(python):
         return Python("python3", f"python3 on PATH ({python}) lies in the repository: not run")
     return _asked(python, reason, guard, environ, strict=False)
+
+
+def finds_pytest(python: Python) -> bool | None:
+    """Whether pytest lies in the interpreter's site-packages, read and not run (None:
+    unknown, no folders to look in). A venv's own folder only, as it sees no other."""
+    folders = python.folders[:1] if python.venv else python.folders
+    patterns = ("pytest/__init__.py", "lib/python3*/site-packages/pytest/__init__.py")
+    if not folders:
+        return None
+    return any(next(Path(folder).glob(pattern), None) for folder in folders for pattern in patterns)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import shutil
 import sys
@@ -18,14 +19,21 @@ from coder.cli.render import RedactingConsole, redactor
 from coder.config import ResolvedSettings, Settings
 from coder.errors import ExitCode
 from coder.models.presets import BUILTIN
-from sandbox import LocalSandbox, SandboxUnavailable, bubblewrap_path, bubblewrap_problem
+from sandbox import (
+    LocalSandbox,
+    SandboxUnavailable,
+    bubblewrap_path,
+    bubblewrap_problem,
+    choose_python,
+)
 from sandbox.docker import check_image_tools, connect
+from sandbox.pythons import finds_pytest
 
 Row = tuple[str, str, str]
 ISOLATION = "isolation in force"
 
 
-@with_common_options("model", "sandbox", "image", "unsafe_no_isolation")
+@with_common_options("model", "sandbox", "image", "python", "unsafe_no_isolation")
 def doctor(repo: Repo = Path("."), *, common: CommonOptions) -> None:
     """Check the set-up: Python, model settings, Docker engine and image, isolation."""
     repo, resolved = common.load(repo)
@@ -56,6 +64,7 @@ def _report(settings: Settings, repo: Path) -> bool:
         _model_check(settings),
         *docker_rows,
         *_local_checks(repo),
+        _interpreter(settings, repo),
         _isolation(settings, docker_ok),
     ]
     table = Table(title="coder doctor", show_lines=False)
@@ -107,6 +116,22 @@ def _image_rows(client: Any, settings: Settings, wanted: str) -> tuple[list[Row]
 def _local_checks(repo: Path) -> list[Row]:
     state = "ok" if bubblewrap_path() else "warn"
     return [("local sandbox", state, LocalSandbox(repo).isolation), _bubblewrap()]
+
+
+def _interpreter(settings: Settings, repo: Path) -> Row:
+    """The interpreter the local sandbox would run this repository's tests with, and why;
+    whether pytest is in it is read from its folders, never by running it."""
+    try:
+        python = choose_python(repo, os.environ, settings.python)
+    except SandboxUnavailable as error:
+        return ("local interpreter", "fail", str(error))
+    notes = "".join(f"; {note}" for note in python.notes)
+    found = finds_pytest(python)
+    if found is False:
+        fix = "install it there, activate the project's virtualenv, or pass --python"
+        return ("local interpreter", "warn", f"{python.said}: no pytest in it ({fix}){notes}")
+    has = "with pytest" if found else "pytest not checked"
+    return ("local interpreter", "ok", f"{python.said}, {has}{notes}")
 
 
 def _bubblewrap() -> Row:

@@ -29,10 +29,13 @@ def build(
     image: Annotated[str, typer.Option("--image", help="Tag to build.")] = DEFAULT_IMAGE,
     offline: Annotated[
         bool,
-        typer.Option("--offline", help="No registry: debootstrap a Debian root (root needed)."),
+        typer.Option(
+            "--offline",
+            help="No registry: debootstrap a Debian root with python3, pip and venv (root needed).",
+        ),
     ] = False,
 ) -> None:
-    """Build the sandbox image (Python, pytest, coverage, a non-root user)."""
+    """Build the sandbox image (Python with pip and venv, pytest, coverage, a non-root user)."""
     if offline:
         build_offline(image, _log)
     else:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from coder.config import ConfigError, Settings
+from coder.workflows.dependencies import prepared_image
 from sandbox import (
     LocalSandbox,
     LocalSandboxConfig,
@@ -23,7 +24,6 @@ from sandbox.docker import (
     DockerSandboxConfig,
     connect,
     image_reference_problem,
-    prepare_image,
     require_image,
 )
 
@@ -46,7 +46,8 @@ def open_sandbox(
         return _local(settings, repo, warn, builtin)
     docker_problem = None if settings.sandbox == "docker" else _docker_problem(settings)
     if docker_problem is None:
-        return _docker(settings, repo, run_id, info or (lambda _: None))
+        # Quiet sandboxes (info None) say nothing, warnings about the set-up included.
+        return _docker(settings, repo, run_id, info or _silent, warn if info else _silent)
     local = _local(settings, repo, warn, builtin, docker_problem)
     warn(f"{docker_problem}; using {local.isolation}")
     return local
@@ -130,10 +131,12 @@ def _local(
     return LocalSandbox(repo, config)
 
 
-def _docker(settings: Settings, repo: Path, run_id: str, info: Say) -> DockerSandbox:
-    image = settings.image
-    if settings.setup:
-        image = _setup_image(settings, repo, info)
+def _silent(_: str) -> None:
+    return None
+
+
+def _docker(settings: Settings, repo: Path, run_id: str, info: Say, warn: Say) -> DockerSandbox:
+    image = prepared_image(settings, repo, info, warn)
     config = DockerSandboxConfig(
         image=image,
         default_timeout=settings.shell_timeout,
@@ -144,18 +147,3 @@ def _docker(settings: Settings, repo: Path, run_id: str, info: Say) -> DockerSan
         network=settings.network,
     )
     return DockerSandbox(repo, config)
-
-
-def _setup_image(settings: Settings, repo: Path, info: Say) -> str:
-    assert settings.setup is not None
-    client = connect(timeout=5)  # SandboxUnavailable names how to start an engine
-    try:
-        info(f"set-up: {settings.setup}")
-        result = prepare_image(
-            client, settings.image, repo, settings.setup, network=settings.setup_network
-        )
-    finally:
-        client.close()
-    how = "cached" if result.cached else f"ran in {result.duration_s:.1f}s"
-    info(f"set-up {how}: image {result.image}")
-    return result.image

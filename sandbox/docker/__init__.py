@@ -3,7 +3,10 @@ set-up images and building coder's image. Imports the stdlib, pydantic, the rest
 `sandbox`, and the docker SDK, which only inside functions, so importing this is cheap.
 """
 
+from sandbox.docker.declared import Declared, read_declared
 from sandbox.docker.engine import (
+    NO_BRIDGE,
+    bridge_available,
     check_image_tools,
     connect,
     engine_available,
@@ -12,36 +15,47 @@ from sandbox.docker.engine import (
     require_image,
 )
 from sandbox.docker.images import DEFAULT_IMAGE, build_from_dockerfile, build_offline
+from sandbox.docker.keys import dependency_files, setup_key
 from sandbox.docker.reference import image_reference_problem
 from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
 from sandbox.docker.setup import (
     SETUP_LABEL,
     SETUP_REPOSITORY,
     SetupResult,
-    dependency_files,
+    WheelSet,
     prepare_image,
     prune_setup_images,
-    setup_key,
 )
+from sandbox.docker.wheels import ImageFacts, download, image_facts, missing, python_problem
 
 __all__ = [
     "DEFAULT_IMAGE",
+    "NO_BRIDGE",
     "SETUP_LABEL",
     "SETUP_REPOSITORY",
+    "Declared",
     "DockerSandbox",
     "DockerSandboxConfig",
+    "ImageFacts",
     "SetupResult",
+    "WheelSet",
+    "bridge_available",
     "build_from_dockerfile",
     "build_offline",
     "check_image_tools",
     "connect",
     "dependency_files",
+    "download",
     "engine_available",
+    "image_facts",
     "image_reference_problem",
+    "missing",
     "owner_labels",
     "prepare_image",
     "prune",
     "prune_setup_images",
+    "python_problem",
+    "read_declared",
     "require_image",
     "setup_key",
 ]

@@ -19,6 +19,12 @@ START_HINT = (
     "--ip-masq=false &`) or use --sandbox local"
 )
 
+NO_BRIDGE = (
+    "--setup-network: this Docker engine has no bridge network (dockerd --bridge=none), so "
+    "set-up would get only loopback; leave the flag out (--deps auto installs the declared "
+    "dependencies from wheels fetched on this machine), or run dockerd with a bridge"
+)
+
 
 def connect(timeout: float = 30.0) -> Any:
     """A docker client whose engine answered a ping; SandboxError naming the fix otherwise."""
@@ -90,6 +96,14 @@ def check_image_tools(client: Any, image: str) -> str | None:
     except Exception as error:
         return f"image {image!r} cannot run `python3 -c 'import pytest'`: {_first_line(error)}"
     return None if output.strip() else f"image {image!r} has no working pytest"
+
+
+def bridge_available(client: Any) -> bool:
+    """True when the engine has its default bridge network (not `dockerd --bridge=none`)."""
+    try:
+        return bool(client.networks.list(names=["bridge"]))
+    except Exception:
+        return True  # cannot tell: let the engine answer when the container is made
 
 
 def owner_labels(run_id: str) -> dict[str, str]:

@@ -28,11 +28,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from sandbox.base import IGNORED_DIRS, PathOutsideWorkspace, SandboxError
-from sandbox.paths import MAX_COPY_BYTES, check_size, clean_relative, unsafe
+from sandbox.paths import MAX_COPY_BYTES, check_size, clean_relative, too_large, unsafe
 from sandbox.tree import Inventory, copy_failure, file_digest
 
 WORKSPACE = "/workspace"
 SANDBOX_UID = 1000
+
+_OWNED_WORKSPACE: set[str] = set()
+"""Images whose /workspace the sandbox user owns (see open_workspace)."""
 
 MAX_STREAM_BYTES = 8 * 1024 * 1024
 """The most one exec hands back on each stream, and so the largest file `read` returns."""
@@ -79,6 +82,37 @@ def helper_command(op: str, path: str) -> list[str]:
     """The argv of one helper call; run it with `/` as the working directory."""
     ignored = json.dumps(sorted(IGNORED_DIRS))
     return ["python3", "-I", "-c", HELPER, op, path, ignored, str(MAX_STREAM_BYTES - 1)]
+
+
+def open_workspace(container: Any, image: str) -> None:
+    """Let the sandbox user write /workspace. In an image without one Docker makes it owned
+    by root, and the shell could not create or delete files at its top level: then it is
+    opened to all (root, without capabilities, may still chmod what it owns). An image
+    whose /workspace the user owns is not asked again."""
+    if image in _OWNED_WORKSPACE:
+        return
+    owned = f'[ "$(stat -c %u {WORKSPACE})" = {SANDBOX_UID} ]'
+    script = f"{owned} || {{ chmod 0777 {WORKSPACE}; exit 7; }}"
+    api = container.client.api
+    exec_id = api.exec_create(container.id, ["bash", "-c", script], user="0")["Id"]
+    api.exec_start(exec_id)
+    if api.exec_inspect(exec_id).get("ExitCode") == 0:
+        _OWNED_WORKSPACE.add(image)
+
+
+def check_helper(code: int, err: str, path: str) -> None:
+    """The helper's exit code as the error it means (see HELPER); nothing for 0."""
+    if code == 0:
+        return
+    if code == 3:
+        raise PathOutsideWorkspace(f"path {path!r} leads outside the workspace")
+    if code == 4:
+        raise SandboxError(f"no such file or folder in the workspace: {path!r}")
+    if code == 5:
+        raise SandboxError(f"{path!r} is a folder, not a file")
+    if code == 6:
+        raise SandboxError(too_large(path, err))
+    raise SandboxError(f"sandbox helper failed for {path!r}: {err.strip()[-300:]}")
 
 
 def listed_paths(output: bytes) -> list[str]:

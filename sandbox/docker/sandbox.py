@@ -19,7 +19,6 @@ from typing import IO, Any, TypeVar
 from sandbox.base import (
     ExecResult,
     Lifecycle,
-    PathOutsideWorkspace,
     SandboxError,
     SandboxGone,
     SandboxUnavailable,
@@ -35,10 +34,12 @@ from sandbox.docker.engine import connect, require_image
 from sandbox.docker.files import (
     SANDBOX_UID,
     WORKSPACE,
+    check_helper,
     file_from_tar,
     helper_command,
     inventory_of_archive,
     listed_paths,
+    open_workspace,
     tar_of_file,
     tar_of_tree,
 )
@@ -104,6 +105,7 @@ class DockerSandbox(Lifecycle):
             create_and_start(client, options, hold)
             self._container = hold[0]
             self._engine(lambda: self._copy_in(archive))
+            self._engine(lambda: open_workspace(self._started(), self.config.image))
             self._check_tools()
         except BaseException:
             self._container = self._container or (hold[0] if hold else None)
@@ -157,7 +159,7 @@ class DockerSandbox(Lifecycle):
     def read(self, path: str) -> bytes:
         relative = clean_relative(path)
         code, out, err = self._run(helper_command("read", relative), workdir="/")
-        self._check(code, err, path)
+        check_helper(code, err, path)
         if len(out) >= _MAX_STREAM_BYTES:
             raise SandboxError(too_large(path, str(len(out))))
         return out
@@ -167,14 +169,14 @@ class DockerSandbox(Lifecycle):
         if relative == ".":
             raise SandboxError("cannot write to the workspace root itself; name a file")
         code, _, err = self._run(helper_command("check-write", relative), workdir="/")
-        self._check(code, err, path)
+        check_helper(code, err, path)
         archive = tar_of_file(relative, data)
         if not self._engine(lambda: self._started().put_archive(WORKSPACE, archive)):
             raise SandboxError(f"cannot write {path!r} in the container")
 
     def list(self, path: str = ".") -> list[str]:
         code, out, err = self._run(helper_command("list", clean_relative(path)), workdir="/")
-        self._check(code, err, path)
+        check_helper(code, err, path)
         return listed_paths(out)
 
     def changes(self) -> dict[str, bytes | None]:
@@ -266,19 +268,6 @@ class DockerSandbox(Lifecycle):
             _close_stream(api.exec_start(exec_id, stream=True))
 
         self._engine(kill)
-
-    def _check(self, code: int, err: str, path: str) -> None:
-        if code == 0:
-            return
-        if code == 3:
-            raise PathOutsideWorkspace(f"path {path!r} leads outside the workspace")
-        if code == 4:
-            raise SandboxError(f"no such file or folder in the workspace: {path!r}")
-        if code == 5:
-            raise SandboxError(f"{path!r} is a folder, not a file")
-        if code == 6:
-            raise SandboxError(too_large(path, err))
-        raise SandboxError(f"sandbox helper failed for {path!r}: {err.strip()[-300:]}")
 
     def _started(self) -> Any:
         if self._container is None:

@@ -1,28 +1,32 @@
-"""Project set-up (`--setup CMD`) run once per set of dependency files, cached as an image.
+"""Project set-up run once per set of dependency files, cached as an image: the project's
+declared dependencies installed from wheels carried in (network off), then `--setup CMD`.
 
-The command runs in a container from the base image with the repository copied in, as
+The wheels (fetched on the host, see wheels.py) are installed with `pip install --no-index
+--user`; the command runs in a container from the base image with the repository copied in, as
 the sandbox user, so `pip install --user` lands in /home/coder/.local. The container is
-then committed as `coder-setup:<key>`, the key hashing the base image id, the command and
-the dependency files; the next run on an unchanged repository starts from that image and
-skips the command. /workspace and /tmp are anonymous volumes, which a commit leaves out:
-each run gets a fresh copy of the repository, and caches of the install stay out of the
-image. Set-up has a network only when the user asks for one.
+then committed as `coder-setup:<key>` (keys.py: the base image id, the command, the
+requirements installed and the dependency files); the next run on an unchanged repository
+starts from that image and skips both. /workspace and /tmp are anonymous volumes, which
+a commit leaves out: each run gets a fresh copy of the repository, and the wheels and
+caches of the install stay out of the image. Set-up has a network only when the user asks for one.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.base import SandboxError
+from sandbox.base import SandboxError, SandboxUnavailable
 from sandbox.docker.container import container_name, create_and_start, remove_container
-from sandbox.docker.engine import owner_labels, require_image
+from sandbox.docker.engine import NO_BRIDGE, bridge_available, owner_labels, require_image
 from sandbox.docker.files import SANDBOX_UID, WORKSPACE, tar_of_tree
+from sandbox.docker.keys import setup_key
+from sandbox.docker.wheels import INSTALL_COMMAND, tar_of_wheels
 
 SETUP_REPOSITORY = "coder-setup"
 SETUP_LABEL = "coder.setup"
@@ -37,23 +41,6 @@ _SETUP_ENV = {
     "XDG_CACHE_HOME": "/tmp/.cache",
     "LANG": "C.UTF-8",
 }
-_TOP_LEVEL_NAMES = {
-    "pyproject.toml",
-    "setup.cfg",
-    "setup.py",
-    "poetry.lock",
-    "uv.lock",
-    "Pipfile",
-    "Pipfile.lock",
-    "pdm.lock",
-}
-_TOP_LEVEL_PATTERNS = (
-    "requirements*.txt",
-    "requirements*.in",
-    "requirements*.lock",
-    "constraints*.txt",
-)
-_REQUIREMENTS_DIR_PATTERNS = ("*.txt", "*.in")
 _TAIL_LINES = 20
 _TAIL_BYTES = 64 * 1024
 # Base image settings a committed set-up image keeps (the container's own are dropped).
@@ -75,27 +62,17 @@ class SetupResult:
     """The tail of the command's output; empty when cached."""
 
 
-def dependency_files(source: Path) -> list[Path]:
-    """The files whose content decides what set-up installs, sorted, relative to `source`."""
-    found: set[Path] = {Path(name) for name in _TOP_LEVEL_NAMES if (source / name).is_file()}
-    for pattern in _TOP_LEVEL_PATTERNS:
-        found.update(path.relative_to(source) for path in source.glob(pattern) if path.is_file())
-    folder = source / "requirements"
-    if folder.is_dir():
-        for pattern in _REQUIREMENTS_DIR_PATTERNS:
-            found.update(p.relative_to(source) for p in folder.rglob(pattern) if p.is_file())
-    return sorted(found, key=lambda path: path.as_posix())
+@dataclass(frozen=True)
+class WheelSet:
+    """Requirements to install from wheels, fetched only when the image must be built."""
 
+    requirements: tuple[str, ...]
+    constraints: tuple[str, ...]
+    fetch: Callable[[], list[Path]] = field(compare=False)
+    """Downloads the wheels on the host; returns the files."""
 
-def setup_key(base_image_id: str, command: str, source: Path) -> str:
-    """First 16 hex digits of a sha256 over the base image, the command and dependency files."""
-    digest = hashlib.sha256()
-    for part in (base_image_id.encode(), command.encode()):
-        _feed(digest, part)
-    for relative in dependency_files(source):
-        _feed(digest, relative.as_posix().encode())
-        _feed(digest, (source / relative).read_bytes())
-    return digest.hexdigest()[:16]
+    def key_text(self) -> str:
+        return "\n".join([*sorted(self.requirements), "--", *sorted(self.constraints)])
 
 
 def prepare_image(
@@ -107,15 +84,20 @@ def prepare_image(
     network: bool = False,
     timeout: float = 1800,
     memory_mb: int = 4096,
+    wheels: WheelSet | None = None,
 ) -> SetupResult:
-    """The image `coder-setup:<key>`: reused when present, else built by running `command`."""
+    """The image `coder-setup:<key>`: reused when present, else built by installing
+    `wheels` and running `command` (either may be empty)."""
     started = time.monotonic()
     require_image(client, base_image)
     base = client.images.get(base_image)
-    key = setup_key(base.id, command, source)
+    key = setup_key(base.id, command, source, wheels.key_text() if wheels else "")
     tag = f"{SETUP_REPOSITORY}:{key}"
     if _image_exists(client, tag):
         return SetupResult(tag, True, key, time.monotonic() - started, "")
+    if network and not bridge_available(client):
+        raise SandboxUnavailable(NO_BRIDGE)
+    files = wheels.fetch() if wheels else []
     options = _container_options(base_image, key, network, timeout, memory_mb)
     hold: list[Any] = []
     try:
@@ -124,27 +106,54 @@ def prepare_image(
         for container in hold:
             remove_container(container)
         raise
-    output = _run_and_commit(hold[0], source, command, timeout, base, key)
+    install = (files, wheels) if wheels else None
+    output = _run_and_commit(hold[0], source, command, timeout, base, key, network, install)
     return SetupResult(tag, False, key, time.monotonic() - started, _tail(output))
 
 
 def _run_and_commit(
-    container: Any, source: Path, command: str, timeout: float, base: Any, key: str
+    container: Any,
+    source: Path,
+    command: str,
+    timeout: float,
+    base: Any,
+    key: str,
+    network: bool,
+    install: tuple[list[Path], WheelSet] | None,
 ) -> str:
-    """Copy the repository in, run `command` and commit the container as the set-up image;
-    returns the command's output. The container is removed either way."""
+    """Copy the repository in, install the wheels, run `command` and commit the container
+    as the set-up image; returns the output. The container is removed either way."""
     try:
         archive, _, _ = tar_of_tree(source)
         with archive:
             if not container.put_archive(WORKSPACE, archive):
                 raise SandboxError("could not copy the repository into the set-up container")
-        code, output = _run_with_timeout(container, command, timeout)
-        if code != 0:
-            raise SandboxError(_failure_message(command, code, output))
+        output = _install(container, install, timeout) if install else ""
+        if command:
+            code, output = _run_with_timeout(container, command, timeout)
+            if code != 0:
+                raise SandboxError(_failure_message(command, code, output, network))
         container.commit(repository=SETUP_REPOSITORY, tag=key, conf=_image_config(base, key))
     finally:
         # Cleanup must never mask the set-up's own error; `coder sandbox prune` finds leftovers.
         remove_container(container)
+    return output
+
+
+def _install(container: Any, install: tuple[list[Path], WheelSet], timeout: float) -> str:
+    """pip install of the requirements from the carried wheels only (network off)."""
+    files, wheels = install
+    with tar_of_wheels(files, wheels.requirements, wheels.constraints) as archive:
+        if not container.put_archive("/tmp", archive):
+            raise SandboxError("could not copy the wheels into the set-up container")
+    code, output = _run_with_timeout(container, INSTALL_COMMAND, timeout)
+    if code != 0:
+        raise SandboxError(
+            f"installing the project's dependencies from {len(files)} wheels failed (exit "
+            f"{code}); its last lines:\n{_tail(output)}\nA wheel the image cannot use, or "
+            "a dependency pip on this machine resolved differently: pass --deps off and "
+            "install them with --setup"
+        )
     return output
 
 
@@ -163,12 +172,6 @@ def prune_setup_images(client: Any) -> list[str]:
                 continue  # still used by a container; `coder sandbox prune` removes those first
             removed.append(tag)
     return removed
-
-
-def _feed(digest: Any, data: bytes) -> None:
-    # Length prefixes keep ("ab", "c") and ("a", "bc") apart.
-    digest.update(len(data).to_bytes(8, "big"))
-    digest.update(data)
 
 
 def _image_exists(client: Any, tag: str) -> bool:
@@ -252,10 +255,19 @@ def _tail(output: str, lines: int = _TAIL_LINES) -> str:
     return "\n".join(output.rstrip().splitlines()[-lines:])
 
 
-def _failure_message(command: str, code: int, output: str) -> str:
+def _failure_message(command: str, code: int, output: str, network: bool) -> str:
+    if network:
+        hint = "it had the network (--setup-network)"
+    else:
+        hint = (
+            "it has no network: the project's declared dependencies are installed from "
+            "wheels before it (--deps auto); pass --setup-network if it must download more"
+        )
+    if code == 127:
+        hint = f"a program it runs is not in the image (exit 127); {hint}"
     return (
         f"the set-up command {command!r} failed with exit code {code}; its last lines:\n"
         f"{_tail(output)}\n"
         "Check the command (it runs in /workspace as an unprivileged user; pip installs go "
-        "to the user site); pass --setup-network if it must download packages."
+        f"to the user site); {hint}."
     )

@@ -1,0 +1,242 @@
+"""The project's declared dependencies installed into a network-off Docker sandbox: wheels
+resolved and downloaded on the host from a real package index (PEP 503, served here on
+127.0.0.1), installed in a set-up container with no network, cached as an image."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import http.server
+import os
+import re
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import docker.errors
+import pytest
+
+from coder.cli import main
+from sandbox.docker import DockerSandbox, DockerSandboxConfig, bridge_available
+from tests.conftest import require_docker
+from tests.helpers import TEST_IMAGE, commit_all, write_tree
+
+pytestmark = pytest.mark.docker
+
+APP = 'import tinydep\n\n\ndef greet(name):\n    return tinydep.shout(f"hi {name}")\n'
+TEST = 'from app import greet\n\n\ndef test_greet():\n    assert greet("bob") == "HI BOB"\n'
+
+
+def _wheel(folder: Path) -> Path:
+    """tinydep 1.0 as a pure-Python wheel, zipped by hand (no build runs)."""
+    files = {
+        "tinydep/__init__.py": b'def shout(text):\n    return text.upper() + "!"\n',
+        "tinydep-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: tinydep\nVersion: 1.0\n",
+        "tinydep-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\n"
+        b"Root-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = [f"{name},sha256={_digest(data)},{len(data)}" for name, data in files.items()]
+    files["tinydep-1.0.dist-info/RECORD"] = (
+        "\n".join(record) + "\ntinydep-1.0.dist-info/RECORD,,\n"
+    ).encode()
+    path = folder / "tinydep-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _digest(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _index(root: Path) -> Path:
+    """A PEP 503 simple index: tinydep has a wheel, nowheel only a source distribution."""
+    files = root / "files"
+    files.mkdir(parents=True)
+    wheel = _wheel(files)
+    (files / "nowheel-1.0.tar.gz").write_bytes(b"not really a tarball")
+    links = {"tinydep": wheel.name, "nowheel": "nowheel-1.0.tar.gz"}
+    body = "".join(f'<a href="/simple/{name}/">{name}</a>\n' for name in links)
+    write_tree(root / "simple", {"index.html": f"<html><body>{body}</body></html>"})
+    for name, file in links.items():
+        page = f'<html><body><a href="/files/{file}">{file}</a></body></html>'
+        write_tree(root / "simple" / name, {"index.html": page})
+    return root
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The index's URL, with the host's pip pointed at it alone and a fresh wheel cache."""
+    require_docker().close()
+    root = _index(tmp_path_factory.mktemp("index"))
+
+    def handler(*args: Any) -> _Quiet:
+        return _Quiet(*args, directory=str(root))
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/simple"
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [name for name in os.environ if name.startswith("PIP_")]:
+            patch.delenv(name)
+        patch.setenv("PIP_CONFIG_FILE", os.devnull)
+        patch.setenv("PIP_INDEX_URL", url)
+        patch.setenv("PIP_NO_CACHE_DIR", "1")
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def setup_images() -> Iterator[set[str]]:
+    """Set-up images the tests made (named in coder's output), removed afterwards."""
+    made: set[str] = set()
+    yield made
+    client = require_docker()
+    for tag in made:
+        with contextlib.suppress(docker.errors.ImageNotFound):
+            client.images.remove(tag, force=True)
+    client.close()
+
+
+def _project(tmp_path: Path, pyproject: str, **files: str) -> Path:
+    tree = {"pyproject.toml": pyproject, "app.py": APP, "tests/test_app.py": TEST, **files}
+    return commit_all(write_tree(tmp_path / "project", tree))
+
+
+def _fix(
+    repo: Path, capsys: pytest.CaptureFixture[str], made: set[str], *extra: str
+) -> tuple[int, str]:
+    argv = ["fix", str(repo), "--sandbox", "docker", "--image", TEST_IMAGE, *extra]
+    code = main(argv)
+    err = capsys.readouterr().err
+    made.update(re.findall(r"image (coder-setup:[0-9a-f]+)", err))
+    return code, " ".join(err.split())
+
+
+PYPROJECT = '[project]\nname = "app"\nversion = "0"\ndependencies = ["tinydep>=1"]\n'
+EXTRA_INDEX = "--extra-index-url https://example.invalid/simple\n-e .\ntinydep\n"
+
+
+def test_a_declared_dependency_is_installed_offline_and_the_image_reused(
+    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _project(tmp_path, PYPROJECT, **{"requirements-dev.txt": EXTRA_INDEX})
+
+    code, err = _fix(repo, capsys, setup_images)
+
+    assert code == 0, err
+    assert 'assert greet("bob") == "HI BOB!"' in (repo / "tests/test_app.py").read_text()
+    assert (
+        "left out requirements-dev.txt: '--extra-index-url https://example.invalid/simple'" in err
+    )
+    assert "'-e .'" in err
+    assert "1 wheels downloaded; installing them with the network off" in err
+    assert "set-up ran in" in err
+    code, again = _fix(repo, capsys, setup_images)
+    assert code == 0, again
+    assert "set-up cached" in again and "downloaded" not in again
+
+
+def test_a_dependency_without_a_wheel_is_named_with_the_fix(
+    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = PYPROJECT.replace('"tinydep>=1"', '"tinydep>=1", "nowheel"')
+    repo = _project(tmp_path, pyproject)
+
+    code, err = _fix(repo, capsys, setup_images)
+
+    assert code == 2
+    assert "no wheel of nowheel for the image's Python" in err
+    assert "--setup-network" in err and "--deps off" in err
+    assert (repo / "tests/test_app.py").read_text() == TEST
+
+
+def test_a_python_the_image_cannot_satisfy_stops_before_any_work(
+    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _project(tmp_path, PYPROJECT + 'requires-python = ">=3.99"\n')
+
+    code, err = _fix(repo, capsys, setup_images)
+
+    assert code == 2
+    assert "the project requires Python >=3.99 (pyproject.toml requires-python)" in err
+    assert "pass --image" in err
+    assert "dependencies:" not in err and "baseline" not in err.lower()
+
+
+def test_a_project_declaring_only_pytest_runs_on_the_image_itself(
+    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = '[project]\nname = "app"\nversion = "0"\ndependencies = ["pytest"]\n'
+    repo = _project(
+        tmp_path, pyproject, **{"app.py": "def greet(name):\n    return f'HI {name.upper()}'\n"}
+    )
+
+    code, err = _fix(repo, capsys, setup_images)
+
+    assert code == 0, err
+    assert "set-up" not in err and "dependencies" not in err
+
+
+def test_setup_network_on_an_engine_without_a_bridge_says_so(
+    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = require_docker()
+    try:
+        if bridge_available(client):
+            pytest.skip("this engine has a bridge network")
+    finally:
+        client.close()
+    repo = _project(tmp_path, PYPROJECT)
+
+    code, err = _fix(repo, capsys, setup_images, "--setup", "true", "--setup-network")
+
+    assert code == 2
+    assert "this Docker engine has no bridge network (dockerd --bridge=none)" in err
+
+
+@pytest.fixture
+def bare_image(docker_client: Any) -> Iterator[str]:
+    """The test image without /workspace and without the coder user, as a CI image may be."""
+    container = docker_client.containers.run(
+        TEST_IMAGE,
+        ["sh", "-c", "rm -rf /workspace && userdel coder"],
+        detach=True,
+        network_mode="none",
+        user="0",
+    )
+    try:
+        assert container.wait()["StatusCode"] == 0
+        image = container.commit(
+            repository="coder-test-bare", conf={"WorkingDir": "/", "Cmd": ["sleep", "infinity"]}
+        )
+    finally:
+        container.remove(force=True)
+    yield image.id
+    with contextlib.suppress(docker.errors.ImageNotFound):
+        docker_client.images.remove(image.id, force=True)
+
+
+def test_an_image_without_a_workspace_lets_the_shell_change_the_top_level(
+    bare_image: str, tmp_path: Path
+) -> None:
+    repo = write_tree(tmp_path / "repo", {"app.py": "x = 1\n", "README.md": "hi\n"})
+
+    with DockerSandbox(repo, DockerSandboxConfig(image=bare_image)) as sandbox:
+        ran = sandbox.exec("touch NEW.txt && rm README.md && mkdir pkg && echo y > pkg/m.py")
+        assert ran.exit_code == 0, ran.stderr
+        changes = sandbox.changes()
+
+    assert changes == {"NEW.txt": b"", "README.md": None, "pkg/m.py": b"y\n"}

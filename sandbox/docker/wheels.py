@@ -241,6 +241,12 @@ def _lines(done: subprocess.CompletedProcess[str]) -> list[str]:
 
 
 def _download_problem(output: str, facts: ImageFacts) -> str:
+    if "No module named pip" in output:
+        return (
+            f"coder's Python ({sys.executable}) has no pip to download the project's wheels "
+            "with: install pip next to coder (`pipx inject coder pip`, or pip install pip "
+            "in its environment), or pass --deps off"
+        )
     found = _NO_VERSION.search(output)
     where = f"Python {facts.python}" + (f" on {facts.tags[0][2]}" if facts.tags else "")
     if found:

@@ -1,0 +1,115 @@
+"""The project's own environment, end to end through `coder.cli.main` with the builtin
+engines and the local sandbox, from a shell where no virtualenv is activated: the
+repository's .venv is found, --python wins over it, a venv without pytest stops the run,
+and with a src layout installed editable the tests import the sandbox's copy."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from coder.cli import main
+from tests.helpers import commit_all, copy_fixture, git, write_tree
+from tests.workflows.venvs import (
+    TEST_TOOLS,
+    download_wheels,
+    install_editable,
+    make_venv,
+    shell_without,
+)
+
+FULL_VERSION = ".".join(map(str, sys.version_info[:3]))
+SHAPES = {
+    "pyproject.toml": '[project]\nname = "shapes"\ndependencies = ["tinydep"]\n',
+    "shapes/__init__.py": "from tinydep import shout\n\n\ndef label(kind):\n"
+    "    return shout(kind)\n",
+    # written before label() shouted with tinydep's "!"
+    "tests/test_shapes.py": "from shapes import label\n\n\ndef test_label():\n"
+    '    assert label("box") == "BOX"\n',
+}
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return download_wheels(tmp_path_factory.mktemp("wheels"))
+
+
+@pytest.fixture
+def no_venv(monkeypatch: pytest.MonkeyPatch) -> None:
+    shell_without(os.environ.get("VIRTUAL_ENV"), monkeypatch)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict, str]:
+    code = main([*args, "--sandbox", "local", "--json"])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out), captured.err
+
+
+@pytest.mark.usefixtures("no_venv")
+def test_fix_finds_the_repositorys_venv_and_repairs(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = commit_all(write_tree(tmp_path / "shapes", SHAPES))
+    make_venv(repo / ".venv", wheels, *TEST_TOOLS, "tinydep")
+    code, report, said = _run(capsys, "fix", str(repo))
+    assert (code, report["status"]) == (0, "fixed"), report
+    python = str(repo / ".venv" / "bin" / "python3")
+    reason = f"the repository's .venv, Python {FULL_VERSION}"
+    assert report["interpreter"] == {"path": python, "reason": reason}
+    assert f"interpreter: {python} ({reason}; Python {FULL_VERSION}, pytest " in said
+    assert '== "BOX!"' in (repo / "tests" / "test_shapes.py").read_text()
+
+
+@pytest.mark.usefixtures("no_venv")
+def test_a_venv_without_pytest_stops_and_python_wins_over_it(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = commit_all(write_tree(tmp_path / "shapes", SHAPES))
+    make_venv(repo / ".venv", wheels, "tinydep")
+    code, report, _ = _run(capsys, "fix", str(repo))
+    assert (code, report["status"]) == (1, "cannot_run"), report
+    python = repo / ".venv" / "bin" / "python3"
+    assert report["error"].startswith(f"the tests cannot run: {python} cannot import pytest (")
+    assert "likely fix: install pytest into it" in report["error"]
+    assert "--python PATH" in report["error"]
+    other = make_venv(tmp_path / "other", wheels, *TEST_TOOLS, "tinydep")
+    code, report, _ = _run(capsys, "fix", str(repo), "--python", str(other / "bin" / "python3"))
+    assert (code, report["status"]) == (0, "fixed"), report
+    assert report["interpreter"]["path"] == str(other / "bin" / "python3")
+    assert report["interpreter"]["reason"].startswith("the python setting (--python)")
+
+
+@pytest.mark.usefixtures("no_venv")
+def test_a_missing_dependency_stops_naming_it(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = commit_all(write_tree(tmp_path / "shapes", SHAPES))
+    make_venv(repo / ".venv", wheels, *TEST_TOOLS)
+    code, report, _ = _run(capsys, "fix", str(repo))
+    assert (code, report["status"]) == (1, "cannot_run"), report
+    assert "cannot import `tinydep`, which `shapes` needs" in report["error"]
+    assert "-m pip install -e .), or activate the project's virtualenv" in report["error"]
+
+
+@pytest.mark.usefixtures("no_venv")
+def test_an_editable_src_layout_runs_the_sandboxs_copy(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = commit_all(copy_fixture("fix_src_layout", tmp_path))
+    venv = make_venv(repo / ".venv", wheels, *TEST_TOOLS, "tinydep", "setuptools")
+    install_editable(venv, repo)
+    code, report, said = _run(capsys, "gen", str(repo))
+    assert "first on PYTHONPATH" in said
+    assert code == 0 and report["tests_added"], report
+    assert 0 < report["coverage_before"]["line"] < report["coverage_after"]["line"]
+    git(repo, "add", "-A")
+    source = repo / "src" / "greeter" / "__init__.py"
+    source.write_text(source.read_text().replace('f"hello, {name}"', 'f"hi, {name}"'))
+    git(repo, "commit", "-qam", "hi, not hello")
+    code, report, _ = _run(capsys, "fix", str(repo))
+    assert (code, report["status"]) == (0, "fixed"), report
+    assert '"HI, ANN!"' in (repo / "tests" / "test_greet.py").read_text()

@@ -7,8 +7,12 @@ image="${1:-coder-sandbox:latest}"
 suite="${CODER_DEBIAN_SUITE:-bookworm}"
 
 if docker image inspect "$image" >/dev/null 2>&1 && [ -z "${CODER_REBUILD:-}" ]; then
-  echo "image $image already present (set CODER_REBUILD=1 to rebuild)"
-  exit 0
+  # An image built before pip was part of it cannot install a project's dependencies.
+  if docker run --rm --network none "$image" python3 -m pip --version >/dev/null 2>&1; then
+    echo "image $image already present (set CODER_REBUILD=1 to rebuild)"
+    exit 0
+  fi
+  echo "image $image has no pip: rebuilding it"
 fi
 command -v debootstrap >/dev/null || { echo "debootstrap is missing: apt-get install -y debootstrap" >&2; exit 2; }
 

@@ -16,8 +16,10 @@ from coder.cli import main
 from tests.helpers import commit_all, copy_fixture, git, write_tree
 from tests.workflows.venvs import (
     TEST_TOOLS,
+    build_wheel,
     download_wheels,
     install_editable,
+    install_wheels,
     make_venv,
     shell_without,
 )
@@ -113,3 +115,21 @@ def test_an_editable_src_layout_runs_the_sandboxs_copy(
     code, report, _ = _run(capsys, "fix", str(repo))
     assert (code, report["status"]) == (0, "fixed"), report
     assert '"HI, ANN!"' in (repo / "tests" / "test_greet.py").read_text()
+
+
+@pytest.mark.usefixtures("no_venv")
+def test_a_regular_install_in_site_packages_is_not_what_the_tests_run(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = commit_all(copy_fixture("fix_src_layout", tmp_path))
+    source = repo / "src" / "greeter" / "__init__.py"
+    build_wheel(tmp_path, "greeter", {"greeter/__init__.py": source.read_text()})
+    make_venv(repo / ".venv", wheels, *TEST_TOOLS, "tinydep")
+    install_wheels(repo / ".venv", tmp_path, "greeter")  # `pip install .` of the old source
+    source.write_text(source.read_text().replace('f"hello, {name}"', 'f"hi, {name}"'))
+    git(repo, "commit", "-qam", "hi, not hello")
+    code, report, said = _run(capsys, "fix", str(repo), "--dry-run")
+    site = repo / ".venv" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    assert f"greeter from {site}/site-packages/greeter/__init__.py" in said
+    # Against the installed copy the suite would pass: "nothing to do" would be a lie.
+    assert (code, report["status"], report["before"]["failed"]) == (0, "fixed", 1), report

@@ -23,11 +23,11 @@ def download_wheels(folder: Path) -> Path:
     wanted = [f"pytest=={pytest.__version__}", f"coverage=={coverage.__version__}", "setuptools"]
     pip = [sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:", "-d", str(folder)]
     subprocess.run([*pip, *wanted], check=True, capture_output=True, timeout=300)
-    _build_wheel(folder, "tinydep", {"tinydep/__init__.py": TINYDEP})
+    build_wheel(folder, "tinydep", {"tinydep/__init__.py": TINYDEP})
     return folder
 
 
-def _build_wheel(folder: Path, name: str, files: dict[str, str]) -> None:
+def build_wheel(folder: Path, name: str, files: dict[str, str]) -> None:
     info = f"{name}-1.0.dist-info"
     with zipfile.ZipFile(folder / f"{name}-1.0-py3-none-any.whl", "w") as wheel:
         for path, text in files.items():
@@ -42,12 +42,17 @@ def _build_wheel(folder: Path, name: str, files: dict[str, str]) -> None:
 def make_venv(folder: Path, wheels: Path, *names: str) -> Path:
     """A virtualenv at `folder` holding the wheels whose names start with `names`."""
     subprocess.run([BASE_PYTHON, "-m", "venv", "--without-pip", str(folder)], check=True)
-    site = folder / "lib" / f"python{VERSION}" / "site-packages"
+    return install_wheels(folder, wheels, *names)
+
+
+def install_wheels(venv: Path, wheels: Path, *names: str) -> Path:
+    """Unpack into `venv`'s site-packages the wheels whose names start with `names`."""
+    site = venv / "lib" / f"python{VERSION}" / "site-packages"
     for wheel in sorted(wheels.glob("*.whl")):
         if wheel.name.lower().startswith(tuple(name.lower() + "-" for name in names)):
             with zipfile.ZipFile(wheel) as unpacked:
                 unpacked.extractall(site)
-    return folder
+    return venv
 
 
 TEST_TOOLS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments", "coverage")

@@ -25,6 +25,7 @@ from sandbox.docker import (
     prepare_image,
     python_problem,
     read_declared,
+    require_image,
 )
 
 Say = Callable[[str], None]
@@ -42,6 +43,7 @@ def prepared_image(settings: Settings, repo: Path, info: Say, warn: Say) -> str:
         return settings.image
     client = connect(timeout=5)  # SandboxUnavailable names how to start an engine
     try:
+        require_image(client, settings.image)  # missing: one line naming how to build it
         wheels = _wheel_set(client, settings, repo, info, warn) if settings.deps == "auto" else None
         if wheels is None and not settings.setup:
             return settings.image

@@ -27,6 +27,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from sandbox.base import SandboxUnavailable
+from sandbox.docker.engine import owner_labels
 from sandbox.docker.files import SANDBOX_UID
 
 Log = Callable[[str], None]
@@ -115,6 +116,7 @@ def _ask(client: Any, image: str) -> dict[str, Any]:
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             working_dir="/",
+            labels=owner_labels("image-probe"),  # `coder sandbox prune` finds an orphan
         )
         raw = json.loads(bytes(output).decode("utf-8", "replace").strip().splitlines()[-1])
         _facts(raw)

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from coder.cli import main
-from tests.helpers import commit_all, copy_fixture, git, write_tree
+from sandbox import LocalSandbox
+from sandbox.docker import DockerSandbox
+from tests.helpers import SandboxFactory, commit_all, copy_fixture, git, write_tree
 from tests.workflows.venvs import (
     TEST_TOOLS,
     build_wheel,
@@ -133,3 +135,16 @@ def test_a_regular_install_in_site_packages_is_not_what_the_tests_run(
     assert f"greeter from {site}/site-packages/greeter/__init__.py" in said
     # Against the installed copy the suite would pass: "nothing to do" would be a lie.
     assert (code, report["status"], report["before"]["failed"]) == (0, "fixed", 1), report
+
+
+def test_the_package_roots_go_first_on_pythonpath_in_both_sandboxes(
+    tmp_path: Path, sandbox_factory: SandboxFactory
+) -> None:
+    repo = write_tree(tmp_path / "repo", {"src/pkg/__init__.py": "", "tests/__init__.py": ""})
+    sandbox = sandbox_factory(repo)
+    command = "cd tests && python3 -c 'import os, pkg; print(os.path.relpath(pkg.__file__))'"
+    assert "No module named 'pkg'" in sandbox.exec(command).stderr
+    assert isinstance(sandbox, (LocalSandbox, DockerSandbox))
+    sandbox.set_python_path(("src",))
+    done = sandbox.exec(command)
+    assert done.stdout.strip() == "../src/pkg/__init__.py", done

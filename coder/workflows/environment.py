@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass
+from typing import Annotated
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, StringConstraints, ValidationError
 
 from coder.delivery.report import Interpreter
 from coder.workflows.packages import Package, distribution_name, project_packages
@@ -57,21 +58,25 @@ _FIX = "activate the project's virtualenv before running coder, or pass --python
 _DOCKER_FIX = "give the image what the project needs (--deps auto, or --setup 'pip install ...')"
 
 
+Short = Annotated[str, StringConstraints(max_length=500)]
+"""What the probe in the sandbox says (untrusted): short strings, or it is not read."""
+
+
 class _Module(BaseModel):
-    file: str | None = None
-    path: list[str] = []
-    error: str | None = None
-    missing: str | None = None
+    file: Short | None = None
+    path: list[Short] = []
+    error: Short | None = None
+    missing: Short | None = None
 
 
 class _Probe(BaseModel):
-    executable: str
-    version: str = ""
-    cwd: str
-    pytest: str | None = None
-    pytest_error: str | None = None
-    modules: dict[str, _Module] = {}
-    installed: str | None = None
+    executable: Short
+    version: Annotated[str, StringConstraints(max_length=40)] = ""
+    cwd: Short
+    pytest: Annotated[str, StringConstraints(max_length=40)] | None = None
+    pytest_error: Short | None = None
+    modules: dict[Short, _Module] = {}
+    installed: Annotated[str, StringConstraints(max_length=2000)] | None = None
     """The project's direct_url.json when it is installed in the interpreter."""
 
 
@@ -99,13 +104,14 @@ def check_environment(session: Session, sandbox: Sandbox) -> Readiness:
     if probe is None:
         session.interpreter = chosen
         return _unprobed(session, chosen, failure, isinstance(sandbox, LocalSandbox))
-    interpreter = Interpreter(path=probe.executable, reason=chosen.reason)
+    local = isinstance(sandbox, LocalSandbox)
+    # What the sandbox says is untrusted: the local sandbox's choice is known here.
+    interpreter = chosen if local else Interpreter(path=probe.executable, reason=chosen.reason)
     session.interpreter = interpreter
     pytest = f"pytest {probe.pytest}" if probe.pytest else "no pytest"
     session.hooks.info(
         f"interpreter: {interpreter.path} ({interpreter.reason}; Python {probe.version}, {pytest})"
     )
-    local = isinstance(sandbox, LocalSandbox)
     stop = _cannot_import(probe, packages, interpreter, local)
     if stop is None and _leaks(probe, packages):
         again = _import_the_copy(session, sandbox, packages, _leaks(probe, packages))

@@ -16,6 +16,7 @@ from coder.cli import main
 from sandbox import LocalSandbox
 from sandbox.docker import DockerSandbox
 from tests.helpers import SandboxFactory, commit_all, copy_fixture, git, write_tree
+from tests.workflows.test_sandboxes import no_bubblewrap  # noqa: F401 (a fixture)
 from tests.workflows.venvs import (
     TEST_TOOLS,
     build_wheel,
@@ -100,7 +101,7 @@ def test_a_missing_dependency_stops_naming_it(
 
 
 @pytest.mark.usefixtures("no_venv")
-def test_an_editable_src_layout_runs_the_sandboxs_copy(
+def test_gen_on_an_editable_src_layout_measures_the_sandboxs_copy(
     tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = commit_all(copy_fixture("fix_src_layout", tmp_path))
@@ -110,13 +111,6 @@ def test_an_editable_src_layout_runs_the_sandboxs_copy(
     assert "first on PYTHONPATH" in said
     assert code == 0 and report["tests_added"], report
     assert 0 < report["coverage_before"]["line"] < report["coverage_after"]["line"]
-    git(repo, "add", "-A")
-    source = repo / "src" / "greeter" / "__init__.py"
-    source.write_text(source.read_text().replace('f"hello, {name}"', 'f"hi, {name}"'))
-    git(repo, "commit", "-qam", "hi, not hello")
-    code, report, _ = _run(capsys, "fix", str(repo))
-    assert (code, report["status"]) == (0, "fixed"), report
-    assert '"HI, ANN!"' in (repo / "tests" / "test_greet.py").read_text()
 
 
 @pytest.mark.usefixtures("no_venv")
@@ -148,3 +142,20 @@ def test_the_package_roots_go_first_on_pythonpath_in_both_sandboxes(
     sandbox.set_python_path(("src",))
     done = sandbox.exec(command)
     assert done.stdout.strip() == "../src/pkg/__init__.py", done
+
+
+@pytest.mark.usefixtures("no_venv", "no_bubblewrap")
+def test_without_bubblewrap_an_editable_pth_would_import_the_checkout(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = commit_all(copy_fixture("fix_src_layout", tmp_path))
+    venv = make_venv(repo / ".venv", wheels, *TEST_TOOLS, "tinydep")
+    site = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    # what `pip install -e .` leaves for a src layout: the checkout's src on sys.path
+    (site / "site-packages" / "__editable__.greeter-0.1.0.pth").write_text(f"{repo / 'src'}\n")
+    source = repo / "src" / "greeter" / "__init__.py"
+    source.write_text(source.read_text().replace('f"hello, {name}"', 'f"hi, {name}"'))
+    git(repo, "commit", "-qam", "hi, not hello")
+    code, report, said = _run(capsys, "fix", str(repo), "--dry-run")
+    assert f"greeter from {source}" in said and "putting the copy's src first" in said
+    assert (code, report["status"]) == (0, "fixed"), report

@@ -1,7 +1,8 @@
 """What a project declares it needs to run its tests, read from its files without running
 anything: `pyproject.toml` ([project] dependencies, test-ish extras, PEP 735 dependency
-groups, Poetry's dependency names), `requirements*.txt` and `requirements/*.txt`, and the
-versions lock files pin (uv.lock, poetry.lock, pdm.lock), which become constraints.
+groups, Poetry's dependency names), `setup.cfg` ([options] install_requires, tests_require,
+extras), `requirements*.txt` and `requirements/*.txt`, and the versions lock files pin
+(uv.lock, poetry.lock, pdm.lock), which become constraints. `setup.py` is never run.
 
 Only requirement specifiers are kept. A repository does not choose which index the
 host's pip talks to, nor make it install local paths or direct URLs: option lines
@@ -11,6 +12,7 @@ are left out, and `left_out` names each of them for a warning.
 
 from __future__ import annotations
 
+import configparser
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -74,11 +76,14 @@ def read_declared(source: Path) -> Declared:
     python = project.get("requires-python")
     declared.requires_python = python if isinstance(python, str) else None
     _read_pyproject(pyproject, project, own, declared)
+    _read_setup_cfg(source / "setup.cfg", own, declared)
     for path in _requirement_files(source):
         _read_requirements(source, path, own, declared, constraints=False, depth=0)
     for lock in LOCK_FILES:
         if (source / lock).is_file():
             _read_lock(source / lock, own, declared)
+    if (source / "setup.py").is_file() and not declared.requirements:
+        declared.left_out.append("setup.py: not run, so its install_requires are unknown")
     return declared
 
 
@@ -151,6 +156,33 @@ def _read_poetry(pyproject: dict[str, Any], own: str | None, declared: Declared)
                 declared.left_out.append(f"pyproject.toml: {name} (a path or URL in Poetry)")
                 continue
             declared.add("pyproject.toml", name, own)
+
+
+def _read_setup_cfg(path: Path, own: str | None, declared: Declared) -> None:
+    """install_requires, tests_require and the test extras of setup.cfg (static lists)."""
+    if not path.is_file():
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, configparser.Error):
+        declared.left_out.append("setup.cfg: not readable")
+        return
+    name = parser.get("metadata", "name", fallback="")
+    own = own or (canonicalize_name(name) if name else None)
+    values = [
+        parser.get("options", key, fallback="") for key in ("install_requires", "tests_require")
+    ]
+    if parser.has_section("options.extras_require"):
+        values += [
+            v
+            for k, v in parser.items("options.extras_require")
+            if canonicalize_name(k) in TEST_NAMES
+        ]
+    for value in values:
+        for spec in (line.strip() for line in value.splitlines()):
+            if spec and not spec.startswith("#"):
+                declared.add("setup.cfg", spec, own)
 
 
 def _requirement_files(source: Path) -> list[Path]:

@@ -148,3 +148,36 @@ def test_a_project_with_nothing_declared_reads_nothing(tmp_path: Path) -> None:
 
     assert (declared.requirements, declared.constraints, declared.left_out) == ([], [], [])
     assert declared.requires_python is None
+
+
+def test_setup_cfg_lists_are_read_and_setup_py_is_never_run(tmp_path: Path) -> None:
+    setup_cfg = """\
+[metadata]
+name = legacy
+
+[options]
+install_requires =
+    six>=1.10
+    # a comment
+    legacy-helpers; python_version < "3.8"
+tests_require = mock
+
+[options.extras_require]
+testing = pytest-cov
+docs = sphinx
+"""
+    marker = tmp_path / "ran"
+    write_tree(tmp_path, {"setup.cfg": setup_cfg, "setup.py": f"open({str(marker)!r}, 'w')\n"})
+
+    declared = read_declared(tmp_path)
+
+    assert declared.requirements == [
+        "six>=1.10",
+        'legacy-helpers; python_version < "3.8"',
+        "mock",
+        "pytest-cov",
+    ]
+    assert not marker.exists()
+    assert read_declared(write_tree(tmp_path / "bare", {"setup.py": "x = 1\n"})).left_out == [
+        "setup.py: not run, so its install_requires are unknown"
+    ]

@@ -18,6 +18,7 @@ from typing import Any
 from coder.builtin.literals import dominant_quote, is_parsed, node_value, parse_literal, same
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
 from coder.builtin.repair.expressions import Context, is_expression, repair
+from coder.builtin.repair.matches import MISMATCH, plan_match
 from coder.builtin.repair.membership import plan_membership, unittest_membership
 from coder.builtin.repair.parametrize import find_element, param_id
 from coder.builtin.repair.strings import rewrite_literal
@@ -58,6 +59,8 @@ def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | N
     tree = parse(test_source)
     if tree is None:
         return refuse(where, "the test file does not parse")
+    if outcome.message.startswith(MISMATCH):  # pytest.raises(..., match=...)
+        return plan_match(outcome.message, test_source, path, line)
     check = _find_check(tree, line)
     if check is None:
         return refuse(where, "no `assert a == b` or assertEqual on the failing line")

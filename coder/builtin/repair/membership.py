@@ -80,7 +80,7 @@ def _container(text: str) -> Any:
 def _counterpart(old: Any, container: Any) -> tuple[Any, str] | str:
     """(the value now meant, why) or why there is none."""
     if isinstance(container, str):
-        return _in_text(old, container)
+        return in_text(old, container)
     if isinstance(container, dict):
         elements, what = list(container), "key"
     elif isinstance(container, list | tuple | set | frozenset):
@@ -98,7 +98,7 @@ def _counterpart(old: Any, container: Any) -> tuple[Any, str] | str:
     return _closest(old, [str(item) for item in typed], f"the {what} closest to the old one")
 
 
-def _in_text(old: Any, text: str) -> tuple[str, str] | str:
+def in_text(old: Any, text: str) -> tuple[str, str] | str:
     """A substring test: the line of `text` (or the short text itself) that replaced `old`."""
     if not isinstance(old, str) or not old:
         return "a substring test with a value that is not a string"

@@ -19,7 +19,7 @@ _UNEXPECTED_KWARG = re.compile(
     r"(?P<function>[\w.<>]+)\(\) got an unexpected keyword argument '(?P<keyword>\w+)'"
 )
 _RAISES = re.compile(r"\b(pytest\.raises|raises|assertRaises|assertRaisesRegex)\s*\(")
-_UNITTEST_MEMBERSHIP = re.compile(r" (not found|unexpectedly found) in ")
+_VALUE_MESSAGE = re.compile(r" (not found|unexpectedly found) in |^Regex pattern did not match\.")
 KNOWN = (
     "a stale expected value, a moved or renamed import, a renamed keyword argument "
     "or a changed exception type"
@@ -33,7 +33,7 @@ def classify(failure: TestOutcome, test_source: str) -> Kind | None:
         return "kwarg"
     if exc in _IMPORT_ERRORS or any(message.startswith(f"{e}:") for e in _IMPORT_ERRORS):
         return "import"
-    if exc == "AssertionError" and (failure.comparison or _UNITTEST_MEMBERSHIP.search(message)):
+    if exc == "AssertionError" and (failure.comparison or _VALUE_MESSAGE.search(message)):
         return "value"  # assertIn records no comparison; its message names both values
     if exc and exc != "AssertionError" and _RAISES.search(test_source):
         return "raises"  # the planner checks the exception escaped a raises block

@@ -26,12 +26,19 @@ FORMS = (
     "        errors['name'] = ['Field is required.']\n"
     "    if 'age' in data and not isinstance(data['age'], int):\n"
     "        errors['age'] = ['Not a valid number.']\n"
-    "    return errors\n"
+    "    return errors\n\n\n"
+    "def load(data):\n"
+    "    if validate(data):\n"
+    "        raise ValueError('Field is required.')\n"
+    "    return data\n"
 )
 FORMS_TESTS = (
-    "import unittest\n\nfrom forms import validate\n\n\n"
+    "import unittest\n\nimport pytest\n\nfrom forms import load, validate\n\n\n"
     "def test_name_is_required():\n"
     "    assert 'Missing data for required field.' in validate({})['name']\n\n\n"
+    "def test_loading_without_a_name_fails():\n"
+    "    with pytest.raises(ValueError, match='Missing data for required field'):\n"
+    "        load({})\n\n\n"
     "def test_an_empty_name_is_a_name():\n"
     "    assert 'Field is required.' not in validate({'name': ''}).get('name', [])\n\n\n"
     "class AgeTest(unittest.TestCase):\n"
@@ -96,11 +103,14 @@ def test_a_changed_message_inside_membership_assertions_is_repaired(
     assert {name: test["status"] for name, test in tests.items()} == {
         "test_name_is_required": "repaired",
         "test_age_must_be_a_number": "repaired",
+        "test_loading_without_a_name_fails": "repaired",
         "test_an_empty_name_is_a_name": "unfixed",
     }
     assert (repo / "tests/test_forms.py").read_text() == FORMS_TESTS.replace(
         "'Missing data for required field.'", "'Field is required.'"
-    ).replace("'Not a valid integer.'", "'Not a valid number.'")
+    ).replace("'Not a valid integer.'", "'Not a valid number.'").replace(
+        "match='Missing data for required field'", r"match=r'Field is required\.'"
+    )
     assert "`not in` failed" in tests["test_an_empty_name_is_a_name"]["reason"]
     assert "the only element there now" in tests["test_name_is_required"]["reason"]
 

@@ -65,7 +65,8 @@ def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | N
     if check is None:
         return refuse(where, "no `assert a == b` or assertEqual on the failing line")
     if check.op in ("in", "not in"):
-        return _plan_membership(check, outcome, SourceText(test_source), (path, line), limit)
+        source = SourceText(test_source)
+        return _plan_membership(tree, check, outcome, source, (path, line), limit)
     if outcome.comparison is None:
         kind = " (unittest assertions record none)" if check.unittest else ""
         return refuse(where, f"no runtime values were recorded for the comparison{kind}")
@@ -76,6 +77,7 @@ def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | N
 
 
 def _plan_membership(
+    tree: ast.Module,
     check: _Check,
     outcome: TestOutcome,
     source: SourceText,
@@ -93,7 +95,15 @@ def _plan_membership(
         if found is None or found[0] != check.op:
             return refuse(at, "no runtime values were recorded for the membership test")
         reprs = found[1:]
-    return plan_membership(check.left, check.op, reprs, source, where, limit)
+    member: ast.expr | str = check.left
+    if _side_kind(tree, check.left, where[1]) == "param":  # the failing row's element
+        func = enclosing_function(tree, where[1])
+        assert func is not None and isinstance(check.left, ast.Name)
+        expected = parse_literal(reprs[0])
+        member = find_element(tree, func, check.left.id, outcome.nodeid, expected)
+    if isinstance(member, str):
+        return refuse(at, member)
+    return plan_membership(member, check.op, reprs, source, where, limit)
 
 
 def _plan_sides(

@@ -83,3 +83,25 @@ def test_near_misses_stay_unfixed_with_their_reason() -> None:
     refused(_plan(numbers, "in", 3, [4, 5]), "none clearly replaces 3")
     computed = "def test_x():\n    found = names()\n    assert name() in found\n"
     refused(_plan(computed, "in", "bob", ["bobby"]), "looked-for value is not a literal")
+
+
+def test_a_looked_for_value_from_a_parametrize_row_changes_in_that_row_only() -> None:
+    source = """import pytest
+
+
+@pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        ("name", "Missing data for required field."),
+        ("age", "Not a valid integer."),
+    ],
+)
+def test_errors(field, message):
+    assert message in validate({"age": "x"})[field]
+"""
+    failure = assertion(
+        "tests/t.py::test_errors[age-Not a valid integer.]", 12, "in",
+        repr("Not a valid integer."), repr(["Not a valid number."]),
+    )  # fmt: skip
+    text = applied(source, plan_value(failure, source, "tests/t.py"))
+    assert text == source.replace('"Not a valid integer."', '"Not a valid number."')

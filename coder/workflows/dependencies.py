@@ -72,8 +72,9 @@ def _wheel_set(
     declared = read_declared(repo)
     if declared.left_out:
         warn(
-            "dependencies: left out " + "; ".join(declared.left_out) + " (a repository "
-            "chooses neither the index nor local paths and URLs; use --setup for those)"
+            "dependencies: left out " + "; ".join(declared.left_out) + " (only requirement "
+            "specifiers are read: a repository chooses no index, and no path, URL or setup.py "
+            "is installed from it; use --setup for those)"
         )
     if not declared.requirements and not declared.requires_python:
         return None

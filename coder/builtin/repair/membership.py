@@ -102,6 +102,11 @@ def in_text(old: Any, text: str) -> tuple[str, str] | str:
     """A substring test: the line of `text` (or the short text itself) that replaced `old`."""
     if not isinstance(old, str) or not old:
         return "a substring test with a value that is not a string"
+    strings = _strings(parse_literal(text))  # str(error) is often a dict's repr
+    if len(strings) == 1:
+        return strings[0], "the only string in the text, a literal"
+    if strings:
+        return _closest(old, strings, "the string of the text closest to the old one")
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) > 1:
         return _closest(old, lines, "the line of the text closest to the old one")
@@ -111,6 +116,17 @@ def in_text(old: Any, text: str) -> tuple[str, str] | str:
             "with no clear counterpart of the old literal"
         )
     return _closest(old, [text], "the short text there now", TEXT_CLOSE)
+
+
+def _strings(value: Any) -> list[str]:
+    """The strings inside a container (dict values, not keys), in order."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple | set | frozenset):
+        return [
+            text for item in value for text in ([item] if isinstance(item, str) else _strings(item))
+        ]
+    return []
 
 
 def _closest(

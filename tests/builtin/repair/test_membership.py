@@ -56,6 +56,18 @@ def test_a_substring_of_a_short_text_or_of_one_line_of_a_long_one() -> None:
         "Not a valid integer.", "retrying in 3 seconds"), plan)  # fmt: skip
 
 
+def test_a_text_that_is_a_containers_repr_offers_its_strings() -> None:
+    source = "def test_x():\n    text = str(error())\n"
+    source += "    assert 'Missing data for required field.' in text\n"
+    text = str({"complex_number": ["Field is required."]})
+    plan = _plan(source, "in", "Missing data for required field.", text)
+    assert applied(source, plan) == source.replace(
+        "Missing data for required field.", "Field is required."
+    )
+    two = str({"a": ["Field is required."], "b": ["Not a valid number."]})
+    refused(_plan(source, "in", "Missing data for required field.", two), "nothing there is close")
+
+
 def test_unittest_assert_in_is_read_from_its_message() -> None:
     source = (
         "class T(unittest.TestCase):\n    def test_x(self):\n"

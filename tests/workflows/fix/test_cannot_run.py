@@ -116,10 +116,15 @@ def test_an_interpreter_without_pytest(
     bare = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
     monkeypatch.setenv("PATH", f"{bare / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin")
-    error = _cannot_run(_repo(tmp_path, {}), capsys)
-    assert "No module named pytest" in error
-    assert f"interpreter: {bare / 'bin' / 'python3'} " in error
-    assert f"likely fix: {bare / 'bin' / 'python3'} has no pytest" in error
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)  # nothing activated: PATH's python3
+    code, report = _fix(_repo(tmp_path, {}), capsys)
+    assert (code, report["status"], report["tests"]) == (1, "cannot_run", []), report
+    python = bare / "bin" / "python3"
+    error = str(report["error"])  # stopped before the baseline, by the environment check
+    assert error.startswith(f"the tests cannot run: {python} cannot import pytest (")
+    assert "No module named 'pytest'" in error
+    assert f"\ninterpreter: {python} (python3 on PATH" in error
+    assert f"likely fix: install pytest into it ({python} -m pip install pytest)" in error
 
 
 @pytest.mark.parametrize(

@@ -17,37 +17,20 @@ from typing import Any
 
 from coder.builtin.literals import dominant_quote, is_parsed, node_value, parse_literal, same
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
+from coder.builtin.repair.checks import Check, find_check
 from coder.builtin.repair.expressions import Context, is_expression, repair
 from coder.builtin.repair.matches import MISMATCH, plan_match
 from coder.builtin.repair.membership import plan_membership, unittest_membership
 from coder.builtin.repair.parametrize import find_element, param_id
 from coder.builtin.repair.strings import rewrite_literal
 from coder.builtin.source import SourceText, make_edits
-from coder.builtin.syntax import enclosing_function, innermost, parse
+from coder.builtin.syntax import enclosing_function, parse
 from tools import TestOutcome
 
-_UNITTEST_OPS = {
-    "assertEqual": "==", "assertEquals": "==", "assertListEqual": "==",
-    "assertTupleEqual": "==", "assertDictEqual": "==", "assertSetEqual": "==",
-    "assertSequenceEqual": "==", "assertMultiLineEqual": "==", "assertIs": "is",
-    "assertIn": "in", "assertNotIn": "not in",
-}  # fmt: skip
-_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
-        ast.NotIn: "not in", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}  # fmt: skip
 _OP_REFUSALS = {
     "!=": "`!=` failed, so the two values are now equal: there is no literal to write",
     "is not": "`is not` failed, so the two values are now the same: no literal to write",
 }
-
-
-@dataclass(frozen=True)
-class _Check:
-    """A failing comparison in the test: `left op right` or a unittest assertion."""
-
-    left: ast.expr
-    right: ast.expr
-    op: str
-    unittest: bool
 
 
 def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | None = None) -> Plan:
@@ -61,7 +44,7 @@ def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | N
         return refuse(where, "the test file does not parse")
     if outcome.message.startswith(MISMATCH):  # pytest.raises(..., match=...)
         return plan_match(outcome.message, test_source, path, line)
-    check = _find_check(tree, line)
+    check = find_check(tree, line)
     if check is None:
         return refuse(where, "no `assert a == b` or assertEqual on the failing line")
     if check.op in ("in", "not in"):
@@ -78,7 +61,7 @@ def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | N
 
 def _plan_membership(
     tree: ast.Module,
-    check: _Check,
+    check: Check,
     outcome: TestOutcome,
     source: SourceText,
     where: tuple[str, int],
@@ -108,7 +91,7 @@ def _plan_membership(
 
 def _plan_sides(
     tree: ast.Module,
-    check: _Check,
+    check: Check,
     outcome: TestOutcome,
     source: SourceText,
     at: tuple[str, int | None],
@@ -173,7 +156,7 @@ def _target(
 
 @dataclass(frozen=True)
 class _Rewrite:
-    check: _Check
+    check: Check
     kind: str
     nodeid: str
     source: SourceText
@@ -256,20 +239,3 @@ def _parametrized_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str
         if isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize":
             names |= {arg.arg for arg in func.args.args}
     return names
-
-
-def _find_check(tree: ast.Module, line: int) -> _Check | None:
-    return innermost(tree, line, _as_check)
-
-
-def _as_check(node: ast.AST) -> _Check | None:
-    if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
-        test = node.test
-        if len(test.ops) == 1:
-            op = _OPS.get(type(test.ops[0])) or "?"
-            return _Check(test.left, test.comparators[0], op, unittest=False)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        method_op = _UNITTEST_OPS.get(node.func.attr)
-        if method_op and len(node.args) >= 2:
-            return _Check(node.args[0], node.args[1], method_op, unittest=True)
-    return None

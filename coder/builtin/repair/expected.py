@@ -17,6 +17,7 @@ from typing import Any
 
 from coder.builtin.literals import dominant_quote, is_parsed, node_value, parse_literal, same
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
+from coder.builtin.repair.bindings import local_value
 from coder.builtin.repair.checks import Check, find_check
 from coder.builtin.repair.expressions import Context, is_expression, repair
 from coder.builtin.repair.matches import MISMATCH, plan_match
@@ -103,6 +104,7 @@ def _plan_sides(
     fixed = [i for i, kind in enumerate(kinds) if kind in ("literal", "approx")]
     params = [i for i, kind in enumerate(kinds) if kind == "param"]
     sides = fixed or params or [i for i, kind in enumerate(kinds) if kind == "expression"]
+    sides = sides or [i for i, kind in enumerate(kinds) if kind.startswith("local")]
     if len(sides) != 1:
         what = "both sides are" if len(sides) == 2 else "neither side is"
         return refuse(where, f"{what} an expected literal: cannot tell which one is stale")
@@ -115,14 +117,18 @@ def _plan_sides(
     if not is_parsed(new):
         shown = observed_repr if len(observed_repr) < 80 else observed_repr[:77] + "..."
         return refuse(where, f"the observed value {shown} is not a literal to write back")
-    node = (check.left, check.right)[expected_side]
-    if kinds[expected_side] == "expression":
+    node, kind = (check.left, check.right)[expected_side], kinds[expected_side]
+    if kind.startswith("local"):  # `expected = ...` earlier, read only here
+        func = enclosing_function(tree, line)
+        assert func is not None and isinstance(node, ast.Name)
+        node, kind = local_value(func, node.id, line) or node, kind.removeprefix("local ")
+    if kind == "expression":
         context = Context(source, path, dominant_quote(source.text), limit)
         return _expression(node, parse_literal(expected_repr), new, context, where)
-    target = _target(tree, node, kinds[expected_side], outcome, parse_literal(expected_repr))
+    target = _target(tree, node, kind, outcome, parse_literal(expected_repr))
     if isinstance(target, str):
         return refuse(where, target)
-    rewrite = _Rewrite(check, kinds[expected_side], outcome.nodeid, source, path, limit)
+    rewrite = _Rewrite(check, kind, outcome.nodeid, source, path, limit)
     return _rewrite(target, new, rewrite)
 
 
@@ -224,6 +230,10 @@ def _side_kind(tree: ast.Module, node: ast.expr, line: int) -> str:
         func = enclosing_function(tree, line)
         if func is not None and node.id in _parametrized_names(func):
             return "param"
+        value = local_value(func, node.id, line) if func is not None else None
+        kind = "other" if value is None else _side_kind(tree, value, line)
+        if kind in ("literal", "expression"):
+            return f"local {kind}"
     return "expression" if is_expression(node) else "other"
 
 

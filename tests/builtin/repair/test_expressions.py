@@ -82,3 +82,21 @@ def test_near_misses_stay_unfixed_with_their_reason() -> None:
     refused(_plan(_test('"a" + name'), 3, "abob"), "type changed (str -> int)")
     refused(_plan(_test("(name, 1 + 2, 0)"), ("bob", 4, 0), ("bob", 3, 0)), "computed part 1 + 2")
     refused(_plan(_test("f\"{name!r:>{width}}\" + 'x'"), "?", "bob"), "are not where")
+
+
+def test_an_expected_value_kept_in_a_local_variable_is_rewritten_where_it_is_assigned() -> None:
+    source = (
+        'def test_x():\n    expected = "out/" + "bob" + ".txt"\n    assert result() == expected\n'
+    )
+    plan = _plan(source, "out/bob.csv", "out/bob.txt")
+    assert applied(source, plan) == source.replace('".txt"', '".csv"')
+    literal = 'def test_x():\n    expected = {"size": 3}\n    assert result() == expected\n'
+    plan = _plan(literal, {"size": 4}, {"size": 3})
+    assert applied(literal, plan) == literal.replace("3}", "4}")
+
+
+def test_a_local_variable_read_elsewhere_or_rebound_is_not_rewritten() -> None:
+    used = 'def test_x():\n    name = "bob"\n    assert greet(name) == name\n'
+    refused(_plan(used, "ann", "bob"), "neither side is an expected literal")
+    rebound = "def test_x(name):\n    expected = name\n    assert result() == expected\n"
+    refused(_plan(rebound, "ann", "bob"), "neither side is an expected literal")

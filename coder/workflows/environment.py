@@ -37,11 +37,7 @@ except importlib.metadata.PackageNotFoundError:
     out["pytest"] = "(version unknown)"
 except BaseException as error:
     out["pytest_error"] = type(error).__name__ + ": " + str(error)
-try:
-    found = importlib.metadata.distribution(sys.argv[2]) if sys.argv[2] else None
-    out["installed"] = found and (found.read_text("direct_url.json") or "{{}}")
-except Exception:
-    pass
+unfound = False
 for name in json.loads(sys.argv[1]):
     try:
         module = importlib.import_module(name)
@@ -51,6 +47,12 @@ for name in json.loads(sys.argv[1]):
     except BaseException as error:
         out["modules"][name] = {{"error": type(error).__name__ + ": " + str(error)[:300],
             "missing": getattr(error, "name", None)}}
+        unfound = unfound or getattr(error, "name", None) == name
+try:  # installed, yet not found: an install the sandbox hides (an editable one)
+    found = importlib.metadata.distribution(sys.argv[2]) if unfound and sys.argv[2] else None
+    out["installed"] = found and (found.read_text("direct_url.json") or "{{}}")
+except Exception:
+    pass
 print("\\n{_MARK}" + json.dumps(out))
 """
 _PROBE_TIMEOUT = 120.0

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from builtin_mutations import Mutation
@@ -64,14 +65,27 @@ def fresh_copy(unpacked: Path, repo: Path, mutation: Mutation | None = None) -> 
     shutil.copytree(unpacked, repo, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
     if (repo / "src").is_dir():
         _write_new(repo / "conftest.py", SRC_CONFTEST)
-    for file, old, new in mutation.edits if mutation else ():
+    if mutation:
+        apply_edits(repo, mutation.name, mutation.edits)
+    return commit(repo)
+
+
+def apply_edits(repo: Path, label: str, edits: Sequence[tuple[str, ...]]) -> None:
+    """(file, old, new[, copies]) replacements: `old` must occur `copies` times (1 unless
+    given), all replaced; an empty `old` creates the file with `new`."""
+    for file, old, new, *copies in edits:
         if not old:
             _write_new(repo / file, new)
             continue
         text = (repo / file).read_bytes().decode()
-        if text.count(old) != 1:
-            raise ValueError(f"{mutation.name}: {text.count(old)} copies of {old!r} in {file}")
+        wanted = int(copies[0]) if copies else 1
+        if text.count(old) != wanted:
+            raise ValueError(f"{label}: {text.count(old)} copies of {old!r} in {file}")
         (repo / file).write_bytes(text.replace(old, new).encode())
+
+
+def commit(repo: Path) -> Path:
+    """`repo` made a git repository with everything in it committed."""
     for args in (
         ["init", "-q"],
         ["add", "-A"],
@@ -87,14 +101,18 @@ def _write_new(path: Path, text: str) -> None:
     path.write_bytes(text.encode())
 
 
-def plain_pytest(repo: Path) -> dict[str, str]:
-    """{node id: outcome} of a plain pytest run of the whole suite."""
+def plain_pytest(
+    repo: Path, python: str = "python3", environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """{node id: outcome} of a plain pytest run of the whole suite with `python` in
+    `environ` (default: this process's)."""
     report = repo.parent / f"{repo.name}.outcomes.json"
     report.unlink(missing_ok=True)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {k: v for k, v in (os.environ if environ is None else environ).items()}
+    env.pop("PYTHONPATH", None)
     env |= {"PYTHONPATH": str(BENCH), "BENCH_OUTCOMES": str(report), "PYTHONDONTWRITEBYTECODE": "1"}
     # One module that fails to import must not hide the other modules' results.
-    command = ["python3", *_PYTEST, "--continue-on-collection-errors"]
+    command = [python, *_PYTEST, "--continue-on-collection-errors"]
     subprocess.run(command, cwd=repo, env=env, capture_output=True, timeout=900)
     return json.loads(report.read_text()) if report.exists() else {}
 

@@ -16,7 +16,14 @@ import difflib
 import re
 from typing import Any
 
-from coder.builtin.literals import is_parsed, node_value, parse_literal, render_like, same
+from coder.builtin.literals import (
+    is_parsed,
+    node_value,
+    parse_literal,
+    quote_of,
+    render_like,
+    same,
+)
 from coder.builtin.plan import Edit, Plan, refuse
 from coder.builtin.repair.strings import rewrite_str
 from coder.builtin.source import Replacement, SourceText, make_edits
@@ -81,6 +88,9 @@ def _counterpart(old: Any, container: Any) -> tuple[Any, str] | str:
     """(the value now meant, why) or why there is none."""
     if isinstance(container, str):
         return in_text(old, container)
+    if isinstance(container, bytes) and isinstance(old, bytes):  # a response body
+        found = in_text(old.decode("latin-1"), container.decode("latin-1"))
+        return found if isinstance(found, str) else (found[0].encode("latin-1"), found[1])
     if isinstance(container, dict):
         elements, what = list(container), "key"
     elif isinstance(container, list | tuple | set | frozenset):
@@ -149,7 +159,7 @@ def _edit(
     member: ast.expr, old: Any, new: Any, why: str, source: SourceText, path: str, limit: int | None
 ) -> list[Edit]:
     before = source.segment(member)
-    quote = before[0] if before[:1] in ("'", '"') else '"'
+    quote = quote_of(before, '"')
     reason = f"{path}:{member.lineno} looked for {_short(before)} -> {_short(repr(new))}"
     reason += f" (the container now holds it: {why})"
     if isinstance(new, str) and isinstance(old, str):

@@ -68,6 +68,22 @@ def test_a_text_that_is_a_containers_repr_offers_its_strings() -> None:
     refused(_plan(source, "in", "Missing data for required field.", two), "nothing there is close")
 
 
+def test_bytes_in_a_response_body_are_matched_line_by_line() -> None:
+    source = "def test_x():\n    page = client.post('/').data\n"
+    source += "    assert b'cadence: Missing data for required field.' in page\n"
+    body = (
+        b"<ul>\n  <li>cadence: Field is required.</li>\n  <li>name: Not a valid string.</li>\n</ul>"
+    )
+    plan = _plan(source, "in", b"cadence: Missing data for required field.", body)
+    refused(plan, "nothing there is close")
+    body = body.replace(b"Field is required.", b"Missing data for the field.")
+    plan = _plan(source, "in", b"cadence: Missing data for required field.", body)
+    assert applied(source, plan) == source.replace(
+        "b'cadence: Missing data for required field.'",
+        "b'<li>cadence: Missing data for the field.</li>'",
+    )
+
+
 def test_unittest_assert_in_is_read_from_its_message() -> None:
     source = (
         "class T(unittest.TestCase):\n    def test_x(self):\n"

@@ -101,10 +101,10 @@ def _counterpart(old: Any, container: Any) -> tuple[Any, str] | str:
     kind = type(old).__name__
     if not typed:
         return f"a membership test: no {what} of the container is a {kind} like {old!r}"
-    if len(elements) == 1:
+    if len(elements) == 1 and what == "element":  # a key is a name: it must be close
         return typed[0], f"the only {what} there now"
     if not isinstance(old, str):
-        return f"a membership test: several {kind} {what}s, none clearly replaces {old!r}"
+        return f"a membership test: no {kind} {what} there clearly replaces {old!r}"
     return _closest(old, [str(item) for item in typed], f"the {what} closest to the old one")
 
 

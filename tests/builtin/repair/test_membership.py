@@ -108,7 +108,9 @@ def test_near_misses_stay_unfixed_with_their_reason() -> None:
     refused(_plan(ERRORS, "in", old, long_text), "a substring test against a long text")
     refused(_plan(ERRORS, "in", old, [1, 2]), "no element of the container is a str")
     numbers = "def test_x():\n    found = counts()\n    assert 3 in found\n"
-    refused(_plan(numbers, "in", 3, [4, 5]), "none clearly replaces 3")
+    refused(_plan(numbers, "in", 3, [4, 5]), "no int element there clearly replaces 3")
+    fields = "def test_x():\n    errors = validate({})\n    assert 'name' in errors\n"
+    refused(_plan(fields, "in", "name", {"age": ["Not a valid number."]}), "nothing there is close")
     computed = "def test_x():\n    found = names()\n    assert name() in found\n"
     refused(_plan(computed, "in", "bob", ["bobby"]), "looked-for value is not a literal")
 

@@ -18,10 +18,12 @@ from coder.config import ConfigError, Settings
 from sandbox.docker import (
     ImageFacts,
     WheelSet,
+    bridge_available,
     connect,
     download,
     image_facts,
     missing,
+    no_bridge,
     prepare_image,
     python_problem,
     read_declared,
@@ -39,11 +41,13 @@ def cache_dir() -> Path:
 
 def prepared_image(settings: Settings, repo: Path, info: Say, warn: Say) -> str:
     """The image the run's container starts from (see the module docstring)."""
-    if settings.deps == "off" and not settings.setup:
+    if settings.deps == "off" and not settings.setup and not settings.network:
         return settings.image
     client = connect(timeout=5)  # SandboxUnavailable names how to start an engine
     try:
         require_image(client, settings.image)  # missing: one line naming how to build it
+        if settings.network and not bridge_available(client):
+            raise ConfigError(no_bridge("--network", "the run's container"))
         wheels = _wheel_set(client, settings, repo, info, warn) if settings.deps == "auto" else None
         if wheels is None and not settings.setup:
             return settings.image

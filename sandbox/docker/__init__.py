@@ -5,11 +5,11 @@ set-up images and building coder's image. Imports the stdlib, pydantic, the rest
 
 from sandbox.docker.declared import Declared, read_declared
 from sandbox.docker.engine import (
-    NO_BRIDGE,
     bridge_available,
     check_image_tools,
     connect,
     engine_available,
+    no_bridge,
     owner_labels,
     prune,
     require_image,
@@ -30,7 +30,6 @@ from sandbox.docker.wheels import ImageFacts, download, image_facts, missing, py
 
 __all__ = [
     "DEFAULT_IMAGE",
-    "NO_BRIDGE",
     "SETUP_LABEL",
     "SETUP_REPOSITORY",
     "Declared",
@@ -50,6 +49,7 @@ __all__ = [
     "image_facts",
     "image_reference_problem",
     "missing",
+    "no_bridge",
     "owner_labels",
     "prepare_image",
     "prune",

@@ -19,11 +19,14 @@ START_HINT = (
     "--ip-masq=false &`) or use --sandbox local"
 )
 
-NO_BRIDGE = (
-    "--setup-network: this Docker engine has no bridge network (dockerd --bridge=none), so "
-    "set-up would get only loopback; leave the flag out (--deps auto installs the declared "
-    "dependencies from wheels fetched on this machine), or run dockerd with a bridge"
-)
+
+def no_bridge(flag: str, what: str) -> str:
+    """Why `flag` cannot give `what` a network on an engine started with --bridge=none."""
+    return (
+        f"{flag}: this Docker engine has no bridge network (dockerd --bridge=none), so {what} "
+        "would get only loopback; leave the flag out (--deps auto installs the declared "
+        "dependencies from wheels fetched on this machine), or run dockerd with a bridge"
+    )
 
 
 def connect(timeout: float = 30.0) -> Any:

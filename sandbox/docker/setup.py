@@ -23,7 +23,7 @@ from typing import Any
 
 from sandbox.base import SandboxError, SandboxUnavailable
 from sandbox.docker.container import container_name, create_and_start, remove_container
-from sandbox.docker.engine import NO_BRIDGE, bridge_available, owner_labels, require_image
+from sandbox.docker.engine import bridge_available, no_bridge, owner_labels, require_image
 from sandbox.docker.files import SANDBOX_UID, WORKSPACE, tar_of_tree
 from sandbox.docker.keys import setup_key
 from sandbox.docker.wheels import INSTALL_COMMAND, tar_of_wheels
@@ -96,7 +96,7 @@ def prepare_image(
     if _image_exists(client, tag):
         return SetupResult(tag, True, key, time.monotonic() - started, "")
     if network and not bridge_available(client):
-        raise SandboxUnavailable(NO_BRIDGE)
+        raise SandboxUnavailable(no_bridge("--setup-network", "set-up"))
     files = wheels.fetch() if wheels else []
     options = _container_options(base_image, key, network, timeout, memory_mb)
     hold: list[Any] = []

@@ -22,7 +22,7 @@ import pytest
 from coder.cli import main
 from sandbox.docker import DockerSandbox, DockerSandboxConfig, bridge_available
 from tests.conftest import require_docker
-from tests.helpers import TEST_IMAGE, commit_all, write_tree
+from tests.helpers import FIXTURES, TEST_IMAGE, commit_all, write_tree
 
 pytestmark = pytest.mark.docker
 
@@ -190,8 +190,18 @@ def test_a_project_declaring_only_pytest_runs_on_the_image_itself(
     assert "set-up" not in err and "dependencies" not in err
 
 
-def test_setup_network_on_an_engine_without_a_bridge_says_so(
-    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["fix", "{repo}", "--setup", "true", "--setup-network"], "--setup-network"),
+        (
+            ["run", "task", "--repo", "{repo}", "--network", "--model", "scripted:{script}"],
+            "--network",
+        ),
+    ],
+)
+def test_a_network_flag_on_an_engine_without_a_bridge_says_so(
+    argv: list[str], flag: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = require_docker()
     try:
@@ -200,11 +210,14 @@ def test_setup_network_on_an_engine_without_a_bridge_says_so(
     finally:
         client.close()
     repo = _project(tmp_path, PYPROJECT)
+    script = FIXTURES / "scripts" / "fix_renamed_function.json"
+    filled = [part.format(repo=repo, script=script) for part in argv]
 
-    code, err = _fix(repo, capsys, setup_images, "--setup", "true", "--setup-network")
+    code = main([*filled, "--sandbox", "docker", "--image", TEST_IMAGE])
 
-    assert code == 2
-    assert "this Docker engine has no bridge network (dockerd --bridge=none)" in err
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2, err
+    assert f"{flag}: this Docker engine has no bridge network (dockerd --bridge=none)" in err
 
 
 @pytest.fixture

@@ -153,11 +153,21 @@ def _wrapped(source: SourceText, start: int, end: int, text: str, limit: int | N
     if not isinstance(value, str) or too_long(line + source.text[start:end], limit):
         return None
     render = partial(render_like, text, quote=text[0])
+    if _parenthesised(source, start, end) and not line.strip():  # `(` / literal / `)`
+        tail = len(_line_rest(source, end))
+        pieces = fill_string(value, render, indent, indent, tail, limit)
+        return None if pieces is None else ("\n" + " " * indent).join(pieces)
     pieces = fill_string(value, render, indent + 4, indent + 4, 0, limit)
     if pieces is None or len(pieces) < 2:
         return None
     inner = " " * (indent + 4)
     return "(\n" + inner + ("\n" + inner).join(pieces) + "\n" + " " * indent + ")"
+
+
+def _parenthesised(source: SourceText, start: int, end: int) -> bool:
+    """Whether the literal is alone between a `(` and a `)`."""
+    before, after = source.text[:start].rstrip(), source.text[end:].lstrip()
+    return before.endswith("(") and after.startswith(")")
 
 
 def _overflows(source: SourceText, start: int, end: int, text: str, limit: int | None) -> bool:

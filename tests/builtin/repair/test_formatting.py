@@ -85,3 +85,17 @@ def test_a_literal_that_would_overflow_is_wrapped_in_parentheses() -> None:
         "    )\n"
     )
     assert _rewritten(WRAPPED, 1, new, None) == WRAPPED.replace('"short"', f'"{new}"')
+
+
+def test_a_literal_alone_in_parentheses_is_split_inside_them() -> None:
+    source = "def test_x():\n    assert other() == (\n        'short'\n    )\n"
+    new = "a much longer message that will not fit in the line length at all"
+    text = SourceText(source)
+    compare = next(node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Compare))
+    replacement = rewrite_str(compare.comparators[0], new, text, "'", 60, "why")
+    [edit] = make_edits("t.py", text, [replacement])
+    assert source.replace(edit.old, edit.new) == (
+        "def test_x():\n    assert other() == (\n"
+        "        'a much longer message that will not fit in the '\n"
+        "        'line length at all'\n    )\n"
+    )

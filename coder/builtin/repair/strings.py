@@ -110,7 +110,7 @@ def _rewrite_pieces(
     head = pieces[first].value[: prefix - bounds[first][0]]
     rest = pieces[last].value[len(old) - suffix - bounds[last][0] :]
     middle = head + new[prefix : len(new) - suffix] + rest
-    render = partial(render_like, pieces[first].text, quote=pieces[first].text[0])
+    render = partial(render_like, pieces[first].text, quote=quote_of(pieces[first].text, '"'))
     start, end = pieces[first].start, pieces[last].end
     if first == last:
         text = render(middle)
@@ -152,7 +152,7 @@ def _wrapped(source: SourceText, start: int, end: int, text: str, limit: int | N
     value = parse_literal(text)
     if not isinstance(value, str) or too_long(line + source.text[start:end], limit):
         return None
-    render = partial(render_like, text, quote=text[0])
+    render = partial(render_like, text, quote=quote_of(text, '"'))
     if _parenthesised(source, start, end) and not line.strip():  # `(` / literal / `)`
         tail = len(_line_rest(source, end))
         pieces = fill_string(value, render, indent, indent, tail, limit)

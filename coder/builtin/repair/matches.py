@@ -44,7 +44,8 @@ def plan_match(message: str, test_source: str, path: str, line: int) -> Plan:
     new, why = found
     source = SourceText(test_source)
     before = source.segment(node)
-    after = _render(before, _escape(new))
+    bare = any(c == "." and (i == 0 or pattern[i - 1] != "\\") for i, c in enumerate(pattern))
+    after = _render(before, _escape(new, dots=not bare))
     reason = f"{path}:{node.lineno} match {before} -> {after} (the message raised now: {why})"
     start, end = source.span(node)
     return make_edits(path, source, [Replacement(start, end, after, reason)])
@@ -78,16 +79,23 @@ def _literal_text(pattern: str) -> str | None:
             text.append(following)
             index += 2
             continue
-        if char in _META:
+        if char in _META and not (char == "." and _bare_dot(pattern, index)):
             return None
         text.append(char)
         index += 1
     return "".join(text)
 
 
-def _escape(text: str) -> str:
-    """`text` as a pattern that matches it (only the metacharacters escaped)."""
-    return "".join("\\" + char if char in _META or char == "\\" else char for char in text)
+def _bare_dot(pattern: str, index: int) -> bool:
+    """A `.` not followed by a quantifier: written for a full stop (it matches one)."""
+    return pattern[index + 1 : index + 2] not in ("*", "+", "?", "{")
+
+
+def _escape(text: str, dots: bool) -> str:
+    """`text` as a pattern that matches it: the metacharacters escaped, and full stops
+    too unless the old pattern left them bare (`dots` False)."""
+    special = _META if dots else _META - {"."}
+    return "".join("\\" + char if char in special or char == "\\" else char for char in text)
 
 
 def _render(old_source: str, pattern: str) -> str:

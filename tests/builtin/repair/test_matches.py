@@ -40,6 +40,16 @@ def test_a_literal_pattern_takes_the_message_raised_now() -> None:
     assert applied(SOURCE, plan_value(pytest_8, SOURCE, "tests/t.py")) == applied(SOURCE, plan)
 
 
+def test_bare_full_stops_are_read_as_full_stops_and_stay_bare() -> None:
+    source = SOURCE.replace("Missing data for required field", "Not a valid integer.")
+    failure = _failure("Not a valid integer.", "Not a valid number.")
+    text = applied(source, plan_value(failure, source, "tests/t.py"))
+    assert text == source.replace("integer.", "number.")
+    star = SOURCE.replace("Missing data for required field", "Not a valid.*")
+    failure = _failure("Not a valid.*", "Not a valid number.")
+    refused(plan_value(failure, star, "tests/t.py"), "is a regular expression")
+
+
 def test_a_regular_expression_or_a_far_message_is_refused() -> None:
     regex = SOURCE.replace("Missing data for required field", "Missing .* field")
     failure = _failure("Missing .* field", "Field is required.")

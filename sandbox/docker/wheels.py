@@ -60,6 +60,8 @@ if pip:
 print(json.dumps(out))
 """
 _NO_VERSION = re.compile(r"(?:satisfies the requirement|distribution found for) (\S+)")
+_TAG_PART = re.compile(r"^[A-Za-z0-9_.]{1,100}$")
+"""What a wheel tag part looks like; anything else from an image is dropped, not passed on."""
 _SAVED = re.compile(r"(?:Saved|File was already downloaded) (\S+\.whl)\s*$")
 
 
@@ -82,12 +84,10 @@ class ImageFacts:
         """pip options that pick wheels for this image rather than for the host."""
         version = ".".join(self.python.split(".")[:2])
         implementation = self.tags[0][0][:2] if self.tags else "cp"
-        options = ["--python-version", version, "--implementation", implementation]
-        for abi in dict.fromkeys(tag[1] for tag in self.tags):
-            options += ["--abi", abi]
-        for platform in dict.fromkeys(tag[2] for tag in self.tags if tag[2] != "any"):
-            options += ["--platform", platform]
-        return options
+        options = [f"--python-version={version}", f"--implementation={implementation}"]
+        options += [f"--abi={abi}" for abi in dict.fromkeys(tag[1] for tag in self.tags)]
+        platforms = dict.fromkeys(tag[2] for tag in self.tags if tag[2] != "any")
+        return options + [f"--platform={platform}" for platform in platforms]
 
 
 def image_facts(client: Any, image: str, cache_dir: Path) -> ImageFacts:
@@ -136,6 +136,7 @@ def _facts(raw: dict[str, Any]) -> ImageFacts:
     }
     markers = {str(key): str(value) for key, value in (raw.get("markers") or {}).items()}
     tags = [(str(a), str(b), str(c)) for a, b, c in raw.get("tags") or []]
+    tags = [tag for tag in tags if all(_TAG_PART.match(part) for part in tag)]
     Version(str(raw["python"]))
     return ImageFacts(str(raw["python"]), bool(raw["pip"]), installed, markers, tags)
 

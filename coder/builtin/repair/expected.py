@@ -20,7 +20,7 @@ from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refu
 from coder.builtin.repair.bindings import local_value
 from coder.builtin.repair.checks import Check, find_check
 from coder.builtin.repair.expressions import Context, is_expression, repair
-from coder.builtin.repair.matches import MISMATCH, plan_match
+from coder.builtin.repair.matches import is_match_failure, plan_match
 from coder.builtin.repair.membership import plan_membership, unittest_membership
 from coder.builtin.repair.parametrize import find_element, param_id
 from coder.builtin.repair.strings import rewrite_literal
@@ -43,7 +43,7 @@ def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | N
     tree = parse(test_source)
     if tree is None:
         return refuse(where, "the test file does not parse")
-    if outcome.message.startswith(MISMATCH):  # pytest.raises(..., match=...)
+    if is_match_failure(outcome.message):  # raises(match=...), assertRaisesRegex
         return plan_match(outcome.message, test_source, path, line)
     check = find_check(tree, line)
     if check is None:

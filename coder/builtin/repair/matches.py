@@ -20,21 +20,31 @@ from coder.builtin.source import Replacement, SourceText, make_edits
 from coder.builtin.syntax import called_name, innermost
 
 MISMATCH = "Regex pattern did not match."
+_UNITTEST = re.compile(r'^"(?P<pattern>.*)" does not match "(?P<text>.*)"$', re.S)
+_REGEX_ASSERTS = ("assertRaisesRegex", "assertRaisesRegexp", "assertWarnsRegex")
 _PATTERN = re.compile(r"^\s*(?:Regex|Expected regex): (?P<value>.*)$", re.M)
 _INPUT = re.compile(r"^\s*(?:Input|Actual message): (?P<value>.*)$", re.M)
 _META = set(".^$*+?{}[]|()")
+
+
+def is_match_failure(message: str) -> bool:
+    """Whether pytest.raises(match=) or assertRaisesRegex failed on the message."""
+    return message.startswith(MISMATCH) or _UNITTEST.match(message) is not None
 
 
 def plan_match(message: str, test_source: str, path: str, line: int) -> Plan:
     """The edit that makes the `match=` on `line` match the message raised now."""
     where = f"{path}:{line}"
     pattern, text = _recorded(_PATTERN, message), _recorded(_INPUT, message)
+    unittest = _UNITTEST.match(message)
+    if unittest is not None:
+        pattern, text = unittest["pattern"], unittest["text"]
     if pattern is None or text is None:
         return refuse(where, "pytest recorded no pattern and message for the failed match")
     tree = ast.parse(test_source)
     node = innermost(tree, line, lambda n: _match_argument(n, pattern))
     if node is None:
-        return refuse(where, "no pytest.raises(..., match=<literal>) on the failing line")
+        return refuse(where, "no raises(..., match=<literal>) or assertRaisesRegex on that line")
     old = _literal_text(pattern)
     if old is None:
         return refuse(where, f"match={pattern!r} is a regular expression, not a literal message")
@@ -58,7 +68,13 @@ def _recorded(line: re.Pattern[str], message: str) -> str | None:
 
 
 def _match_argument(node: ast.AST, pattern: str) -> ast.expr | None:
-    if not isinstance(node, ast.Call) or called_name(node) != "raises":
+    if not isinstance(node, ast.Call):
+        return None
+    if called_name(node) in _REGEX_ASSERTS and len(node.args) >= 2:
+        value = node.args[1]
+        same = isinstance(value, ast.Constant) and value.value == pattern
+        return value if same else None
+    if called_name(node) != "raises":
         return None
     for keyword in node.keywords:
         value = keyword.value

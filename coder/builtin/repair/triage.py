@@ -19,7 +19,10 @@ _UNEXPECTED_KWARG = re.compile(
     r"(?P<function>[\w.<>]+)\(\) got an unexpected keyword argument '(?P<keyword>\w+)'"
 )
 _RAISES = re.compile(r"\b(pytest\.raises|raises|assertRaises|assertRaisesRegex)\s*\(")
-_VALUE_MESSAGE = re.compile(r" (not found|unexpectedly found) in |^Regex pattern did not match\.")
+_VALUE_MESSAGE = re.compile(  # assertIn; pytest.raises(match=); assertRaisesRegex
+    r' (not found|unexpectedly found) in |^Regex pattern did not match\.|^".*" does not match "',
+    re.S,
+)
 KNOWN = (
     "a stale expected value, a moved or renamed import, a renamed keyword argument "
     "or a changed exception type"

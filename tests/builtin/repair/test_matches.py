@@ -50,6 +50,20 @@ def test_bare_full_stops_are_read_as_full_stops_and_stay_bare() -> None:
     refused(plan_value(failure, star, "tests/t.py"), "is a regular expression")
 
 
+def test_assert_raises_regex_is_read_from_its_message() -> None:
+    source = (
+        "class T(unittest.TestCase):\n    def test_x(self):\n"
+        "        with self.assertRaisesRegex(ValueError, 'Not a valid integer'):\n"
+        "            load('x')\n"
+    )
+    failure = {
+        **_failure("", "", line=3),
+        "message": '"Not a valid integer" does not match "Not a valid number."',
+    }
+    text = applied(source, plan_value(failure, source, "tests/t.py"))
+    assert text == source.replace("'Not a valid integer'", r"r'Not a valid number\.'")
+
+
 def test_a_regular_expression_or_a_far_message_is_refused() -> None:
     regex = SOURCE.replace("Missing data for required field", "Missing .* field")
     failure = _failure("Missing .* field", "Field is required.")

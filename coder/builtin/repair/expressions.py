@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from functools import partial
 
 from coder.builtin.literals import is_parsed, node_value, same
+from coder.builtin.repair.regions import changed_pieces
 from coder.builtin.repair.strings import rewrite_literal
-from coder.builtin.repair.templates import Piece, is_template_call, string_pieces
+from coder.builtin.repair.templates import Piece, is_template_call, string_pieces, write_pieces
 from coder.builtin.source import Replacement, SourceText
 
 Written = list[Replacement] | str
@@ -138,13 +139,16 @@ def _in_pieces(
             continue
         if observed.startswith(head) and observed.endswith(tail):
             fits.append((piece, observed[start : len(observed) - len(tail)]))
-    if len(fits) != 1:
-        what = "no single literal piece" if not fits else "more than one literal piece"
-        shown = _short(ctx.source.segment(node))
-        return f"the difference from the observed value lies in {what} of {shown}"
-    piece, new = fits[0]
-    why = f"the literal piece of {_short(ctx.source.segment(node), 40)} that changed"
-    return piece.write(new, ctx.source, ctx.quote, ctx.limit, partial(_reason, ctx.path, why))
+    shown = _short(ctx.source.segment(node))
+    if len(fits) > 1:
+        return f"the difference from the observed value lies in more than one piece of {shown}"
+    changed = fits or changed_pieces(pieces, spans[0], expected, observed)
+    if not changed:
+        return f"the difference from the observed value touches a computed part of {shown}"
+    what = "piece" if len(changed) == 1 else "pieces"
+    why = f"the literal {what} of {_short(ctx.source.segment(node), 40)} that changed"
+    reason_of = partial(_reason, ctx.path, why)
+    return write_pieces(changed, ctx.source, ctx.quote, ctx.limit, reason_of)
 
 
 def _placements(pieces: list[Piece | None], text: str) -> list[list[tuple[int, int]]]:

@@ -219,3 +219,29 @@ def _closing(text: str, start: int) -> int | None:
         if depth == 0:
             return index + 1
     return None
+
+
+def write_pieces(
+    changes: list[tuple[Piece, str]],
+    source: SourceText,
+    quote: str,
+    limit: int | None,
+    reason_of: ReasonOf,
+) -> list[Replacement]:
+    """The replacements for several changed pieces; the pieces of one template rewrite
+    it once."""
+    replacements: list[Replacement] = []
+    templates: dict[int, list[tuple[Piece, str]]] = {}
+    for piece, new in changes:
+        if piece.escape is None:
+            replacements += piece.write(new, source, quote, limit, reason_of)
+        else:
+            templates.setdefault(id(piece.node), []).append((piece, new))
+    for group in templates.values():
+        node = group[0][0].node
+        template = str(getattr(node, "value", ""))
+        for piece, new in sorted(group, key=lambda item: item[0].span or (0, 0), reverse=True):
+            assert piece.span is not None and piece.escape is not None
+            template = template[: piece.span[0]] + piece.escape(new) + template[piece.span[1] :]
+        replacements += rewrite_literal(node, template, source, quote, limit, reason_of)
+    return replacements

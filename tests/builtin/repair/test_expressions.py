@@ -33,6 +33,26 @@ def test_an_f_string_keeps_its_fields_and_escapes_what_it_must() -> None:
     assert applied(source, plan) == _test('f"<p class={{x}}>{name}</p>"')
 
 
+def test_each_literal_piece_the_differences_fall_in_changes() -> None:
+    source = _test('"<p>" + name + "</p>"')
+    plan = _plan(source, "<div>bob</div>", "<p>bob</p>")
+    assert applied(source, plan) == _test('"<div>" + name + "</div>"')
+    linked = (  # bleach's linkify tests, after a change of its default callback
+        "def test_x():\n    url = 'xx.com'\n    assert (\n        linkify(url)\n"
+        '        == f\'<a href="http://{url}" rel="nofollow">{url}</a> \'\n'
+        '        + \'<pre><a href="http://xx.com" rel="nofollow">x</a></pre>\'\n    )\n'
+    )
+    expected = '<a href="http://xx.com" rel="nofollow">xx.com</a> '
+    expected += '<pre><a href="http://xx.com" rel="nofollow">x</a></pre>'
+    observed = expected.replace('rel="nofollow"', 'target="_blank"')
+    failure = assertion("tests/t.py::test_x", 3, "==", repr(observed), repr(expected))
+    text = applied(linked, plan_value(failure, linked, "tests/t.py"))
+    assert text == linked.replace('rel="nofollow"', 'target="_blank"')
+    source = _test('"%s: <p>%s</p>" % (name, 1)')
+    plan = _plan(source, "bob: <div>1</div>", "bob: <p>1</p>")
+    assert applied(source, plan) == _test('"%s: <div>%s</div>" % (name, 1)')
+
+
 def test_percent_and_format_templates_are_rewritten_as_templates() -> None:
     source = _test('"%s has %d items" % (name, 3)')
     plan = _plan(source, "bob has 3 entries (100%)", "bob has 3 items")
@@ -72,8 +92,8 @@ def test_an_implicit_concatenation_stays_wrapped_within_the_line_length() -> Non
 
 def test_near_misses_stay_unfixed_with_their_reason() -> None:
     source = _test('"<p>" + name + "</p>"')
-    refused(_plan(source, "<div>bob</div>", "<p>bob</p>"), "no single literal piece")
-    refused(_plan(source, "<p>ann</p>", "<p>bob</p>"), "no single literal piece")
+    refused(_plan(source, "<p>ann</p>", "<p>bob</p>"), "touches a computed part")
+    refused(_plan(source, "<div>ann</div>", "<p>bob</p>"), "touches a computed part")
     refused(_plan(_test('name + "-" + name'), "bob-bob-y", "bob-bob-x"), "more than one way")
     refused(_plan(_test('"<" + name'), "bob", "bob"), "is the expected value already")
     refused(_plan(_test('"<" + name'), "bob!", "xbob"), "are not where")

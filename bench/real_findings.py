@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 from collections import defaultdict
 from pathlib import Path
@@ -25,14 +26,21 @@ def reason_of(test: dict[str, str]) -> str:
 
 
 def excerpt(repo: Path, nodeid: str) -> str:
-    """The `>` and `E` lines of a short traceback of `nodeid` in the current tree."""
+    """The test's own failing line (with two lines before it) and the error, from a short
+    traceback of `nodeid` in the current tree."""
     command = [str(python(repo)), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short"]
     done = subprocess.run(
         [*command, nodeid], cwd=repo, env=environment(repo, True), capture_output=True, text=True
     )
-    lines = done.stdout.splitlines()
-    picked = [line for line in lines if line.startswith(("    ", "E ")) and line.strip()]
-    return "\n".join(picked[-8:])
+    test_file = nodeid.split("::")[0]
+    frames = re.findall(rf"^{re.escape(test_file)}:(\d+): in ", done.stdout, re.MULTILINE)
+    errors = [line for line in done.stdout.splitlines() if line.startswith("E ")][:3]
+    if not frames:
+        return "\n".join(errors)
+    number = int(frames[-1])
+    source = (repo / test_file).read_text(encoding="utf-8").splitlines()
+    shown = [f"{test_file}:{n}: {source[n - 1]}" for n in range(max(1, number - 2), number + 1)]
+    return "\n".join(shown + errors)
 
 
 def findings(rows: list[dict[str, Any]], mode: str, cache: Path) -> list[str]:

@@ -89,15 +89,27 @@ def open_workspace(container: Any, image: str) -> None:
     by root, and the shell could not create or delete files at its top level: then it is
     opened to all (root, without capabilities, may still chmod what it owns). An image
     whose /workspace the user owns is not asked again."""
-    if image in _OWNED_WORKSPACE:
-        return
-    owned = f'[ "$(stat -c %u {WORKSPACE})" = {SANDBOX_UID} ]'
-    script = f"{owned} || {{ chmod 0777 {WORKSPACE}; exit 7; }}"
-    api = container.client.api
-    exec_id = api.exec_create(container.id, ["bash", "-c", script], user="0")["Id"]
-    api.exec_start(exec_id)
-    if api.exec_inspect(exec_id).get("ExitCode") == 0:
+    if image not in _OWNED_WORKSPACE and open_folders(container, WORKSPACE):
         _OWNED_WORKSPACE.add(image)
+
+
+def open_folders(container: Any, *folders: str) -> bool:
+    """Make `folders` writable by the sandbox user: made by that user where it can, else by
+    root and opened to all. True when the user owned them all already."""
+    _exec_status(container, f"{SANDBOX_UID}", "mkdir -p " + " ".join(folders) + " 2>/dev/null")
+    script = "status=0;"
+    for folder in folders:
+        owned = f'[ "$(stat -c %u {folder})" = {SANDBOX_UID} ]'
+        script += f" mkdir -p {folder}; {owned} || {{ chmod 0777 {folder}; status=7; }};"
+    return _exec_status(container, "0", f"{script} exit $status") == 0
+
+
+def _exec_status(container: Any, user: str, script: str) -> int | None:
+    api = container.client.api
+    exec_id = api.exec_create(container.id, ["bash", "-c", script], user=user)["Id"]
+    api.exec_start(exec_id)
+    code = api.exec_inspect(exec_id).get("ExitCode")
+    return None if code is None else int(code)
 
 
 def check_helper(code: int, err: str, path: str) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 from sandbox.base import SandboxError, SandboxUnavailable
 from sandbox.docker.container import container_name, create_and_start, remove_container
 from sandbox.docker.engine import bridge_available, no_bridge, owner_labels, require_image
-from sandbox.docker.files import SANDBOX_UID, WORKSPACE, tar_of_tree
+from sandbox.docker.files import SANDBOX_UID, WORKSPACE, open_folders, tar_of_tree
 from sandbox.docker.keys import setup_key
 from sandbox.docker.wheels import INSTALL_COMMAND, tar_of_wheels
 
@@ -128,6 +128,8 @@ def _run_and_commit(
         with archive:
             if not container.put_archive(WORKSPACE, archive):
                 raise SandboxError("could not copy the repository into the set-up container")
+        # An image without the coder user has no home for the user site: make one.
+        open_folders(container, "/home/coder", USER_BASE)
         output = _install(container, install, timeout) if install else ""
         if command:
             code, output = _run_with_timeout(container, command, timeout)

@@ -221,7 +221,7 @@ def test_a_network_flag_on_an_engine_without_a_bridge_says_so(
 
 
 @pytest.fixture
-def bare_image(docker_client: Any) -> Iterator[str]:
+def bare_image(docker_client: Any, setup_images: set[str]) -> Iterator[str]:
     """The test image without /workspace and without the coder user, as a CI image may be."""
     container = docker_client.containers.run(
         TEST_IMAGE,
@@ -238,8 +238,10 @@ def bare_image(docker_client: Any) -> Iterator[str]:
     finally:
         container.remove(force=True)
     yield image.id
-    with contextlib.suppress(docker.errors.ImageNotFound):
-        docker_client.images.remove(image.id, force=True)
+    for tag in [*setup_images, image.id]:  # set-up images made from it go first
+        with contextlib.suppress(docker.errors.ImageNotFound):
+            docker_client.images.remove(tag, force=True)
+    setup_images.clear()
 
 
 def test_an_image_without_a_workspace_lets_the_shell_change_the_top_level(
@@ -253,3 +255,20 @@ def test_an_image_without_a_workspace_lets_the_shell_change_the_top_level(
         changes = sandbox.changes()
 
     assert changes == {"NEW.txt": b"", "README.md": None, "pkg/m.py": b"y\n"}
+
+
+def test_dependencies_install_into_an_image_without_the_coder_user(
+    index: str,
+    setup_images: set[str],
+    bare_image: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo = _project(tmp_path, PYPROJECT)
+
+    code = main(["fix", str(repo), "--sandbox", "docker", "--image", bare_image])
+
+    err = " ".join(capsys.readouterr().err.split())
+    setup_images.update(re.findall(r"image (coder-setup:[0-9a-f]+)", err))
+    assert code == 0, err
+    assert 'assert greet("bob") == "HI BOB!"' in (repo / "tests/test_app.py").read_text()

@@ -13,6 +13,7 @@ import re
 import threading
 import zipfile
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,15 @@ import docker.errors
 import pytest
 
 from coder.cli import main
-from sandbox.docker import DockerSandbox, DockerSandboxConfig, bridge_available
+from sandbox.docker import (
+    DockerSandbox,
+    DockerSandboxConfig,
+    WheelSet,
+    bridge_available,
+    download,
+    image_facts,
+    prepare_image,
+)
 from tests.conftest import require_docker
 from tests.helpers import FIXTURES, TEST_IMAGE, commit_all, write_tree
 
@@ -244,31 +253,22 @@ def bare_image(docker_client: Any, setup_images: set[str]) -> Iterator[str]:
     setup_images.clear()
 
 
-def test_an_image_without_a_workspace_lets_the_shell_change_the_top_level(
-    bare_image: str, tmp_path: Path
+def test_an_image_without_a_workspace_or_coder_user_gets_dependencies_and_a_workspace(
+    index: str, docker_client: Any, bare_image: str, setup_images: set[str], tmp_path: Path
 ) -> None:
     repo = write_tree(tmp_path / "repo", {"app.py": "x = 1\n", "README.md": "hi\n"})
+    facts = image_facts(docker_client, bare_image, tmp_path / "cache")
+    fetch = partial(download, ["tinydep"], [], facts, tmp_path / "wheels", lambda _: None)
+    wheels = WheelSet(("tinydep",), (), fetch)
 
-    with DockerSandbox(repo, DockerSandboxConfig(image=bare_image)) as sandbox:
-        ran = sandbox.exec("touch NEW.txt && rm README.md && mkdir pkg && echo y > pkg/m.py")
-        assert ran.exit_code == 0, ran.stderr
+    result = prepare_image(docker_client, bare_image, repo, "", wheels=wheels)
+    setup_images.add(result.image)
+
+    with DockerSandbox(repo, DockerSandboxConfig(image=result.image)) as sandbox:
+        ran = sandbox.exec(
+            "python3 -c 'import tinydep; print(tinydep.shout(\"ok\"))' && touch NEW.txt"
+            " && rm README.md && mkdir pkg && echo y > pkg/m.py"
+        )
+        assert (ran.exit_code, ran.stdout) == (0, "OK!\n"), ran.stderr
         changes = sandbox.changes()
-
     assert changes == {"NEW.txt": b"", "README.md": None, "pkg/m.py": b"y\n"}
-
-
-def test_dependencies_install_into_an_image_without_the_coder_user(
-    index: str,
-    setup_images: set[str],
-    bare_image: str,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    repo = _project(tmp_path, PYPROJECT)
-
-    code = main(["fix", str(repo), "--sandbox", "docker", "--image", bare_image])
-
-    err = " ".join(capsys.readouterr().err.split())
-    setup_images.update(re.findall(r"image (coder-setup:[0-9a-f]+)", err))
-    assert code == 0, err
-    assert 'assert greet("bob") == "HI BOB!"' in (repo / "tests/test_app.py").read_text()

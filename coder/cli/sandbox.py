@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from typing import Annotated
 
 import typer
 
 from coder.cli.render import err_console, warn
+from coder.workflows.dependencies import cache_dir
 from sandbox import SandboxUnavailable, prune_local_copies
 from sandbox.docker import (
     DEFAULT_IMAGE,
@@ -47,10 +49,20 @@ def build(
     err_console.print(f"[green]built {image}[/]")
 
 
+def _prune_dependency_cache() -> list[str]:
+    """The wheels and image answers of --deps auto (fetched again when next needed)."""
+    folder = cache_dir()
+    wheels = sorted(path.name for path in (folder / "wheels").glob("*.whl"))
+    for part in ("wheels", "images"):
+        shutil.rmtree(folder / part, ignore_errors=True)
+    return [f"{len(wheels)} cached wheels"] if wheels else []
+
+
 @sandbox_app.command("prune")
 def prune_command(
     images: Annotated[
-        bool, typer.Option("--images", help="Also remove cached --setup images.")
+        bool,
+        typer.Option("--images", help="Also remove cached set-up images and the cache of wheels."),
     ] = False,
     everything: Annotated[
         bool, typer.Option("--all", help="Also remove containers of runs still going.")
@@ -70,7 +82,7 @@ def prune_command(
         try:
             removed += prune(client, everything=everything)
             if images:
-                removed += prune_setup_images(client)
+                removed += prune_setup_images(client) + _prune_dependency_cache()
         finally:
             client.close()
     print(f"removed {len(removed)}" + (": " + ", ".join(removed) if removed else ""))

@@ -46,10 +46,12 @@ from real_tree import SetupError, change_state, environment, prepare, python, re
 
 TARGET_SHARE, TARGET_RATIO = 0.9, 2.5
 _PRINT = threading.Lock()
+_DONE: list[dict[str, object]] = []
 
 
-def run_project(project: Project, modes: list[str], cache: Path) -> list[Row]:
-    """Every change of `project` in every mode, one after the other (one folder)."""
+def run_project(project: Project, modes: list[str], cache: Path, out: Path) -> list[Row]:
+    """Every change of `project` in every mode, one after the other (one folder); each row
+    is printed and added to the JSON file `out` as it is measured."""
     try:
         repo = prepare(project, cache)
     except (DownloadError, SetupError) as error:
@@ -68,7 +70,7 @@ def run_project(project: Project, modes: list[str], cache: Path) -> list[Row]:
         base = Baseline(pristine, state, plain_pytest(repo, str(python(repo)), env))
         for mode in modes:
             rows.append(run_row(project, repo, change, mode, base))
-            _say(format_row(rows[-1]))
+            _record(rows[-1], out)
     restore(repo, {})
     return rows
 
@@ -76,6 +78,13 @@ def run_project(project: Project, modes: list[str], cache: Path) -> list[Row]:
 def _say(line: str) -> None:
     with _PRINT:
         print(line, flush=True)
+
+
+def _record(row: Row, out: Path) -> None:
+    with _PRINT:
+        print(format_row(row), flush=True)
+        _DONE.append(asdict(row))
+        out.write_text(json.dumps(_DONE, indent=1))
 
 
 HEADER = (
@@ -139,12 +148,12 @@ def main() -> int:
     chosen = [p for p in PROJECTS if not names or p.name in names][: 1 if args.quick else None]
     args.cache.mkdir(parents=True, exist_ok=True)
     print("held out (never tuned on): " + ", ".join(p.name for p in PROJECTS if p.held_out))
+    args.json.write_text("[]\n")
     print(HEADER)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        batches = list(pool.map(lambda p: run_project(p, modes, args.cache), chosen))
+        batches = list(pool.map(lambda p: run_project(p, modes, args.cache, args.json), chosen))
     rows = [row for batch in batches for row in batch]
     print_totals(rows, modes)
-    args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1))
     print(f"figures: {args.json}")
     return 0
 

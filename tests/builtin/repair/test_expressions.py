@@ -120,3 +120,9 @@ def test_a_local_variable_read_elsewhere_or_rebound_is_not_rewritten() -> None:
     refused(_plan(used, "ann", "bob"), "neither side is an expected literal")
     rebound = "def test_x(name):\n    expected = name\n    assert result() == expected\n"
     refused(_plan(rebound, "ann", "bob"), "neither side is an expected literal")
+
+
+def test_an_insertion_where_two_literal_pieces_meet_goes_to_the_first() -> None:
+    source = _test('"<a>" + "</a>" + name')
+    plan = _plan(source, "<a>x</a>bob", "<a></a>bob")
+    assert applied(source, plan) == _test('"<a>x" + "</a>" + name')

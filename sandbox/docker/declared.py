@@ -1,8 +1,9 @@
 """What a project declares it needs to run its tests, read from its files without running
 anything: `pyproject.toml` ([project] dependencies, test-ish extras, PEP 735 dependency
-groups, Poetry's dependency names), `setup.cfg` ([options] install_requires, tests_require,
-extras), `requirements*.txt` and `requirements/*.txt`, and the versions lock files pin
-(uv.lock, poetry.lock, pdm.lock), which become constraints. `setup.py` is never run.
+groups, Poetry's dependency names, Hatch's default and test environments), `setup.cfg`
+(install_requires, tests_require, test extras), `requirements*.txt` and
+`requirements/*.txt`, and the versions lock files pin (uv.lock, poetry.lock, pdm.lock),
+which become constraints. `setup.py` is never run.
 
 Only requirement specifiers are kept. A repository does not choose which index the
 host's pip talks to, nor make it install local paths or direct URLs: option lines
@@ -106,6 +107,7 @@ def _read_pyproject(
                 for spec in _group(groups, name, set()):
                     declared.add(origin, spec, own)
     _read_poetry(pyproject, own, declared)
+    _read_hatch(pyproject, own, declared)
 
 
 def _add_with_own_extras(
@@ -183,6 +185,16 @@ def _read_setup_cfg(path: Path, own: str | None, declared: Declared) -> None:
         for spec in (line.strip() for line in value.splitlines()):
             if spec and not spec.startswith("#"):
                 declared.add("setup.cfg", spec, own)
+
+
+def _read_hatch(pyproject: dict[str, Any], own: str | None, declared: Declared) -> None:
+    """dependencies and extra-dependencies of Hatch's default and test environments."""
+    envs = ((pyproject.get("tool") or {}).get("hatch") or {}).get("envs")
+    for name, env in (envs if isinstance(envs, dict) else {}).items():
+        if (name == "default" or canonicalize_name(name) in TEST_NAMES) and isinstance(env, dict):
+            for key in ("dependencies", "extra-dependencies"):
+                for spec in _strings(env.get(key)):
+                    declared.add("pyproject.toml", spec, own)
 
 
 def _requirement_files(source: Path) -> list[Path]:

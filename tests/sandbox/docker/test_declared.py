@@ -141,6 +141,22 @@ pytest-cov = "*"
     assert declared.left_out == ["pyproject.toml: local (a path or URL in Poetry)"]
 
 
+def test_hatch_environments_for_tests_are_read(tmp_path: Path) -> None:
+    pyproject = """\
+[tool.hatch.envs.default]
+dependencies = ["coverage[toml]>=6.5"]
+
+[tool.hatch.envs.test]
+extra-dependencies = ["pytest-xdist"]
+
+[tool.hatch.envs.docs]
+dependencies = ["mkdocs"]
+"""
+    write_tree(tmp_path, {"pyproject.toml": pyproject})
+
+    assert read_declared(tmp_path).requirements == ["coverage[toml]>=6.5", "pytest-xdist"]
+
+
 def test_a_project_with_nothing_declared_reads_nothing(tmp_path: Path) -> None:
     write_tree(tmp_path, {"app.py": "x = 1\n", "pyproject.toml": "[tool.ruff]\n"})
 

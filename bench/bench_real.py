@@ -145,7 +145,9 @@ def main() -> int:
         n for n in names if n not in {p.name for p in PROJECTS}
     ]:
         parser.error(f"unknown mode or project: {', '.join(unknown)}")
-    chosen = [p for p in PROJECTS if not names or p.name in names][: 1 if args.quick else None]
+    by_name = {p.name: p for p in PROJECTS}
+    chosen = [by_name[n] for n in names] if names else list(PROJECTS)
+    chosen = chosen[: 1 if args.quick else None]
     args.cache.mkdir(parents=True, exist_ok=True)
     print("held out (never tuned on): " + ", ".join(p.name for p in PROJECTS if p.held_out))
     args.json.write_text("[]\n")

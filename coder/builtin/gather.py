@@ -55,8 +55,8 @@ def definitions(
     return {name: known[name]}
 
 
-def module_sources() -> Steps[dict[str, str]]:
-    """{dotted module name: source} of the repository's Python files outside tests."""
+def module_sources() -> Steps[dict[str, tuple[str, str]]]:
+    """{dotted module name: (path, source)} of the repository's Python files outside tests."""
     [listing] = yield [ToolRequest("list_files", {"path": ".", "pattern": "*.py"})]
     files = (listing.data or {}).get("files", [])
     modules: dict[str, str] = {}
@@ -65,7 +65,7 @@ def module_sources() -> Steps[dict[str, str]]:
         if name and len(modules) < MAX_INDEX_FILES:
             modules[path] = name
     texts = yield from read_files(list(modules))
-    return {name: texts[path] for path, name in modules.items() if path in texts}
+    return {name: (path, texts[path]) for path, name in modules.items() if path in texts}
 
 
 def module_name(path: str) -> str | None:

@@ -25,6 +25,7 @@ from coder.delivery.runs import RunDir, create_run_dir
 from coder.models import Model, make_model
 from coder.models.presets import BUILTIN
 from coder.redaction import Redactor
+from coder.workflows.history import with_history
 from coder.workflows.sandboxes import open_sandbox, require_isolation
 from sandbox import (
     MAX_COPY_BYTES,
@@ -111,6 +112,7 @@ class Session:
         """A run folder and a trace for `command` on `repo`; `model` (for tests) or else
         the one `choose_model` picks, before anything is written."""
         model = model or choose_model(command, settings, hooks.info)
+        model = with_history(model, repo) if command == "fix" else model
         require_isolation(settings, builtin=is_builtin(model))
         run_dir = create_run_dir(repo)
         redact = Redactor(run_secrets(settings))

@@ -22,7 +22,7 @@ from coder.builtin.repair.checks import Check, find_check
 from coder.builtin.repair.expressions import Context, is_expression, repair
 from coder.builtin.repair.matches import is_match_failure, plan_match
 from coder.builtin.repair.membership import plan_membership, unittest_membership
-from coder.builtin.repair.parametrize import find_element, param_id
+from coder.builtin.repair.parametrize import Located, Tables, find_element, param_id
 from coder.builtin.repair.strings import rewrite_literal
 from coder.builtin.source import SourceText, make_edits
 from coder.builtin.syntax import enclosing_function, parse
@@ -34,9 +34,16 @@ _OP_REFUSALS = {
 }
 
 
-def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | None = None) -> Plan:
+def plan_value(
+    failure: FailureLike,
+    test_source: str,
+    path: str,
+    limit: int | None = None,
+    tables: Tables | None = None,
+) -> Plan:
     """Edits that write the value the code now returns into the test's expected literal,
-    within the project's line length `limit` (None: as long as it takes)."""
+    within the project's line length `limit` (None: as long as it takes); `tables`: the
+    test-side modules the test imports parametrize tables from."""
     outcome = as_outcome(failure)
     line = failing_line(outcome) or 0
     where = f"{path}:{line}"
@@ -57,7 +64,7 @@ def plan_value(failure: FailureLike, test_source: str, path: str, limit: int | N
     why = _op_problem(check.op, outcome.comparison.op)
     if why:
         return refuse(where, why)
-    return _plan_sides(tree, check, outcome, SourceText(test_source), (path, limit))
+    return _plan_sides(tree, check, outcome, SourceText(test_source), (path, limit), tables)
 
 
 def _plan_membership(
@@ -79,14 +86,14 @@ def _plan_membership(
         if found is None or found[0] != check.op:
             return refuse(at, "no runtime values were recorded for the membership test")
         reprs = found[1:]
-    member: ast.expr | str = check.left
+    member: ast.expr | Located | str = check.left  # Located: only with tables, not passed
     if _side_kind(tree, check.left, where[1]) == "param":  # the failing row's element
         func = enclosing_function(tree, where[1])
         assert func is not None and isinstance(check.left, ast.Name)
         expected = parse_literal(reprs[0])
         member = find_element(tree, func, check.left.id, outcome.nodeid, expected)
-    if isinstance(member, str):
-        return refuse(at, member)
+    if not isinstance(member, ast.expr):
+        return refuse(at, member if isinstance(member, str) else "the row is in another file")
     return plan_membership(member, check.op, reprs, source, where, limit)
 
 
@@ -96,6 +103,7 @@ def _plan_sides(
     outcome: TestOutcome,
     source: SourceText,
     at: tuple[str, int | None],
+    tables: Tables | None = None,
 ) -> Plan:
     path, limit = at
     line = failing_line(outcome) or 0
@@ -125,9 +133,11 @@ def _plan_sides(
     if kind == "expression":
         context = Context(source, path, dominant_quote(source.text), limit)
         return _expression(node, parse_literal(expected_repr), new, context, where)
-    target = _target(tree, node, kind, outcome, parse_literal(expected_repr))
+    target = _target(tree, node, kind, outcome, parse_literal(expected_repr), tables)
     if isinstance(target, str):
         return refuse(where, target)
+    if isinstance(target, Located):  # the row is in the module the table is imported from
+        source, path, target = SourceText(target.text), target.path, target.node
     rewrite = _Rewrite(check, kind, outcome.nodeid, source, path, limit)
     return _rewrite(target, new, rewrite)
 
@@ -144,8 +154,13 @@ def _expression(node: ast.expr, expected: Any, observed: Any, ctx: Context, wher
 
 
 def _target(
-    tree: ast.Module, node: ast.expr, kind: str, outcome: TestOutcome, expected: Any
-) -> ast.expr | str:
+    tree: ast.Module,
+    node: ast.expr,
+    kind: str,
+    outcome: TestOutcome,
+    expected: Any,
+    tables: Tables | None = None,
+) -> ast.expr | Located | str:
     """The literal node to rewrite (inside approx(), or in the parametrize table)."""
     if kind == "approx":
         assert isinstance(node, ast.Call)
@@ -154,7 +169,7 @@ def _target(
         assert isinstance(node, ast.Name)
         func = enclosing_function(tree, node.lineno)
         assert func is not None
-        return find_element(tree, func, node.id, outcome.nodeid, expected)
+        return find_element(tree, func, node.id, outcome.nodeid, expected, tables)
     if is_parsed(expected) and not same(node_value(node), expected):
         return "the recorded expected value differs from the literal on that line"
     return node

@@ -3,9 +3,11 @@
     TypeError: build_request() got an unexpected keyword argument 'timeout'
     build_request(url, timeout=2.5)  ->  build_request(url, timeout_s=2.5)
 
-The new name is the one parameter of the current signature, not already passed in the
-call, that is the only one containing the old name (or contained in it), or else
-clearly the closest to it (difflib ratio >= 0.6).
+The new name is the one parameter the source's history shows added in place of the old
+one (the signature at the last commit against the signature now); without history, the
+one parameter of the current signature, not already passed in the call, that is the only
+one containing the old name (or contained in it), or else clearly the closest to it
+(difflib ratio >= 0.6).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from difflib import SequenceMatcher
 
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
+from coder.builtin.repair.history import Before, Replaced, replaced
 from coder.builtin.repair.renames import CLOSE_RATIO
 from coder.builtin.source import Replacement, SourceText, make_edits
 from coder.builtin.syntax import called_name, contains, parse
@@ -26,8 +29,15 @@ _CLEAR_LEAD = 0.1
 Definitions = dict[str, list[tuple[str, str]]]
 
 
-def plan_kwarg(failure: FailureLike, test_source: str, path: str, definitions: Definitions) -> Plan:
-    """Edits renaming the stale keyword in every call of the function in the test file."""
+def plan_kwarg(
+    failure: FailureLike,
+    test_source: str,
+    path: str,
+    definitions: Definitions,
+    before: Before | None = None,
+) -> Plan:
+    """Edits renaming the stale keyword in every call of the function in the test file
+    (`path`: the file holding the call, a test module or a helper it calls)."""
     outcome = as_outcome(failure)
     where = f"{path}:{failing_line(outcome) or 0}"
     found = _UNEXPECTED.search(outcome.message)
@@ -42,8 +52,11 @@ def plan_kwarg(failure: FailureLike, test_source: str, path: str, definitions: D
     failing = [call for call in calls if any(contains(call, n) for n in _lines(outcome, path))]
     if not failing:
         return refuse(where, f"no call passing {old}= to {callee}() on the failing lines")
+    history = _from_history(qualified, definitions, old, failing[0], before)
+    if history is not None and history.new is None:
+        return refuse(where, history.describe(f"{old}=", f"{qualified}()"))
     choices = {_choose(params, _passed(failing[0], params), old) for params in signatures}
-    new = choices.pop() if len(choices) == 1 else None
+    new = history.new if history else (choices.pop() if len(choices) == 1 else None)
     if new is None:
         return refuse(where, f"no single parameter of {qualified}() clearly replaces {old}=")
     source = SourceText(test_source)
@@ -51,7 +64,8 @@ def plan_kwarg(failure: FailureLike, test_source: str, path: str, definitions: D
     for call in calls:
         if any(new in _passed(call, params) for params in signatures):
             return refuse(f"{path}:{call.lineno}", f"that call already passes {new}=")
-        replacements.append(_rename_keyword(source, path, call, old, new, qualified))
+        how = HISTORY_SAYS if history else "renamed"
+        replacements.append(_rename_keyword(source, path, call, (old, new), qualified, how))
     return make_edits(path, source, replacements)
 
 
@@ -63,12 +77,38 @@ def _lines(outcome: TestOutcome, path: str) -> set[int]:
 
 
 def _rename_keyword(
-    source: SourceText, path: str, call: ast.Call, old: str, new: str, qualified: str
+    source: SourceText,
+    path: str,
+    call: ast.Call,
+    renamed: tuple[str, str],
+    qualified: str,
+    how: str,
 ) -> Replacement:
+    old, new = renamed
     keyword = next(kw for kw in call.keywords if kw.arg == old)
     start = source.offset(keyword.lineno, keyword.col_offset)
-    reason = f"{path}:{keyword.lineno} {qualified}(): keyword {old}= -> {new}= (renamed)"
+    reason = f"{path}:{keyword.lineno} {qualified}(): keyword {old}= -> {new}= ({how})"
     return Replacement(start, start + len(old), new, reason)
+
+
+HISTORY_SAYS = "renamed: the last commit's signature had it, the one added since replaces it"
+
+
+def _from_history(
+    qualified: str, definitions: Definitions, old: str, call: ast.Call, before: Before | None
+) -> Replaced | None:
+    """What the definition's history says replaced `old`, when every file defining the
+    callable once, then and now, agrees; None when history cannot tell."""
+    answers: set[Replaced] = set()
+    for path, text in (entry for entries in definitions.values() for entry in entries):
+        earlier = before(path, text) if before is not None else None
+        then = _signatures(qualified, {"": [(path, earlier)]}, "")[1] if earlier else []
+        now = _signatures(qualified, {"": [(path, text)]}, "")[1]
+        if len(then) == len(now) == 1:
+            free = [name for name in now[0] if name not in _passed(call, now[0])]
+            found = replaced(then[0], now[0], old, free.__contains__)
+            answers |= {found} if found is not None else set()
+    return answers.pop() if len(answers) == 1 else None
 
 
 def _choose(params: list[str], passed: set[str], old: str) -> str | None:

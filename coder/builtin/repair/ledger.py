@@ -3,8 +3,9 @@ while the repairs of its neighbours stay.
 
 An edit serves the failure it was planned for, and also a test of the same file that
 turned green in that pass with no edit of its own (one inserted import can repair two
-tests). An edit is withdrawn when every test it serves is still red; the file is then
-rebuilt from its original by replaying the edits kept, in order.
+tests); an edit of a helper module (not a test module) serves any such test it reaches.
+An edit is withdrawn when every test it serves is still red; the file is then rebuilt
+from its original by replaying the edits kept, in order.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from coder.builtin.plan import Edit
+from tools import is_test_module
 
 
 @dataclass
@@ -35,7 +37,8 @@ class Ledger:
         own = {test for entry in made for test in entry.tests}
         for test in red_before - red_after - own:
             for entry in made:
-                if entry.edit.path == test.split("::")[0]:
+                path = entry.edit.path
+                if path == test.split("::")[0] or not is_test_module(path):
                     entry.tests.add(test)
 
     @property

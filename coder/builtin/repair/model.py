@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from coder.builtin.engine import BuiltinModel
+from coder.builtin.repair.history import Before
 from coder.builtin.repair.policy import RepairPolicy
 
 
 class BuiltinRepairModel(BuiltinModel):
-    """The `builtin` model for `coder fix`: one RepairPolicy per conversation."""
+    """The `builtin` model for `coder fix`: one RepairPolicy per conversation; `before`
+    is the source's history, which the workflow reads from git on the host."""
 
-    def __init__(self) -> None:
-        super().__init__(RepairPolicy)
+    def __init__(self, before: Before | None = None) -> None:
+        self.before = before
+        super().__init__(lambda: RepairPolicy(before))

@@ -1,7 +1,9 @@
 """ModuleIndex: which top-level names each importable module of the repository defines.
 
-The engine builds it from {dotted module name: source text}; the import planner asks it
-where a name is defined now, and what a module or package offers instead of a lost name.
+The engine builds it from {dotted module name: source text} (and each module's path, and
+the source's history when the workflow has one); the import planner asks it where a name
+is defined now, what a module or package offers instead of a lost name, and which names a
+module had before the change.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import ast
 import re
 from collections.abc import Mapping
 
+from coder.builtin.repair.history import Before
 from coder.builtin.syntax import parse
 
 _TEST_MODULE = re.compile(r"(^|\.)(test_\w*|\w*_test|conftest)$")
@@ -18,8 +21,15 @@ _TEST_MODULE = re.compile(r"(^|\.)(test_\w*|\w*_test|conftest)$")
 class ModuleIndex:
     """Top-level definitions (functions, classes, assignments) of each module, by name."""
 
-    def __init__(self, sources: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        sources: Mapping[str, str],
+        paths: Mapping[str, str] | None = None,
+        before: Before | None = None,
+    ) -> None:
         self._sources = dict(sources)
+        self._paths = dict(paths or {})
+        self._before = before
         self._names: dict[str, set[str]] = {}
         for module, text in self._sources.items():
             tree = parse(text)
@@ -38,6 +48,16 @@ class ModuleIndex:
     def names(self, module: str) -> set[str]:
         """Names `module` defines at its top level (imports excluded)."""
         return set(self._names.get(module, set()))
+
+    def names_before(self, module: str) -> set[str] | None:
+        """The top-level names `module` had at the last commit where its file differs
+        from now; None without history (or when that file is new or unchanged)."""
+        path = self._paths.get(module)
+        if self._before is None or path is None:
+            return None
+        earlier = self._before(path, self._sources[module])
+        tree = parse(earlier) if earlier is not None else None
+        return _defined_names(tree.body) if tree is not None else None
 
     def definitions(self, name: str) -> list[str]:
         """Modules (not test modules) that define `name` at their top level."""

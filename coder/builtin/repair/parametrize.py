@@ -3,16 +3,26 @@
 pytest builds an id per row by joining str() of simple values with "-" (strings
 ASCII-escaped; other values become `<argname><index>`), or uses `ids=` /
 `pytest.param(..., id=...)`; duplicate ids get a numeric suffix.
+
+A table may be a module-level name, built from literal lists (`BASE + [...]`, `[*A, *B]`,
+or a comprehension that passes the rows of a literal list through unchanged), in the
+test module or in a test-side module it imports the name from: the row is found in the
+literal it comes from. Rows a comprehension computes are refused.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from coder.builtin.literals import is_parsed, node_value, same
+from coder.builtin.syntax import parse
+
+Tables = Mapping[str, tuple[str, str]]
+"""{name the test module imports: (path, source) of the test-side module defining it}."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +31,15 @@ class Row:
     elements: list[ast.expr]
     test_ids: tuple[str, ...]
     """The ids pytest may give this row (empty when it cannot be worked out statically)."""
+
+
+@dataclass(frozen=True)
+class Located:
+    """A table element written in another file than the test's."""
+
+    node: ast.expr
+    path: str
+    text: str
 
 
 def param_id(nodeid: str) -> str | None:
@@ -37,19 +56,35 @@ def find_element(
     argname: str,
     nodeid: str,
     expected: Any,
-) -> ast.expr | str:
-    """The table element for `argname` in the failing row, or why it cannot be told."""
+    tables: Tables | None = None,
+) -> ast.expr | Located | str:
+    """The table element for `argname` in the failing row (in the test module, or where
+    `tables` says an imported table is written), or why it cannot be told."""
     decorators = [d for d in func.decorator_list if _is_parametrize(d)]
     for decorator in decorators:
         assert isinstance(decorator, ast.Call)
         names = _argnames(decorator)
         if names is None or argname not in names:
             continue
-        rows = _rows(tree, decorator, names, stacked=len(decorators) > 1)
+        origin = _imported(tree, _argument(decorator, 1, "argvalues"), tables or {})
+        table_tree = origin[0] if origin else tree
+        rows = _rows(table_tree, decorator, names, stacked=len(decorators) > 1)
         if isinstance(rows, str):
             return rows
-        return _pick(rows, names.index(argname), param_id(nodeid), expected)
+        found = _pick(rows, names.index(argname), param_id(nodeid), expected)
+        return Located(found, *origin[1:]) if origin and not isinstance(found, str) else found
     return f"`{argname}` is not a parametrize argument of {func.name}"
+
+
+def _imported(
+    tree: ast.Module, table: ast.expr | None, tables: Tables
+) -> tuple[ast.Module, str, str] | None:
+    """(tree, path, source) of the module a table name not assigned here comes from."""
+    if not isinstance(table, ast.Name) or _module_assignment(tree, table.id) is not None:
+        return None
+    path, text = tables.get(table.id, ("", ""))
+    other = parse(text) if path else None
+    return (other, path, text) if other is not None else None
 
 
 def _pick(rows: list[Row], position: int, wanted: str | None, expected: Any) -> ast.expr | str:
@@ -89,13 +124,14 @@ def _argnames(call: ast.Call) -> list[str] | None:
 
 def _rows(tree: ast.Module, call: ast.Call, names: list[str], stacked: bool) -> list[Row] | str:
     table = _argument(call, 1, "argvalues")
-    if isinstance(table, ast.Name):
-        table = _module_assignment(tree, table.id)
-    if not isinstance(table, ast.List | ast.Tuple):
+    literal = _literal_rows(tree, table, _MAX_DEPTH) if table is not None else None
+    if isinstance(literal, str):
+        return literal
+    if literal is None:
         return "the parametrize table is not a literal list in this file"
     ids = _explicit_ids(call)
     entries = []
-    for index, entry in enumerate(table.elts):
+    for index, entry in enumerate(literal):
         elements, own_id = _unwrap(entry, len(names))
         if elements is None:
             return f"parametrize row {index} is not a plain tuple of {len(names)} values"
@@ -104,6 +140,51 @@ def _rows(tree: ast.Module, call: ast.Call, names: list[str], stacked: bool) -> 
             test_id = _generated_id(elements, names, index)
         entries.append((elements, test_id))
     return _numbered(entries)
+
+
+_MAX_DEPTH = 8
+"""How many names and concatenations a table is followed through."""
+
+
+def _literal_rows(tree: ast.Module, node: ast.expr, depth: int) -> list[ast.expr] | str | None:
+    """The row expressions of a table, each where it is written; why not (str), or None
+    when the table is not built from literals of this file."""
+    if depth <= 0:
+        return None
+    if isinstance(node, ast.Name):
+        value = _module_assignment(tree, node.id)
+        return _literal_rows(tree, value, depth - 1) if value is not None else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _joined([node.left, node.right], tree, depth)
+    if isinstance(node, ast.ListComp):
+        return _passed_through(tree, node, depth)
+    if not isinstance(node, ast.List | ast.Tuple):
+        return None
+    if not any(isinstance(element, ast.Starred) for element in node.elts):
+        return list(node.elts)
+    parts = [e.value if isinstance(e, ast.Starred) else ast.List([e]) for e in node.elts]
+    return _joined(parts, tree, depth)
+
+
+def _joined(parts: list[ast.expr], tree: ast.Module, depth: int) -> list[ast.expr] | str | None:
+    """The rows of tables joined end to end (`A + B`, `[*A, *B]`)."""
+    rows: list[ast.expr] = []
+    for part in parts:
+        found = _literal_rows(tree, part, depth - 1)
+        if not isinstance(found, list):
+            return found
+        rows += found
+    return rows
+
+
+def _passed_through(tree: ast.Module, comp: ast.ListComp, depth: int) -> list[ast.expr] | str:
+    """The rows of `[row for row in ROWS]` (or `[(a, b) for a, b in ROWS]`): ROWS's own."""
+    [loop, *more] = comp.generators
+    unchanged = ast.dump(comp.elt) == ast.dump(loop.target).replace("Store()", "Load()")
+    if more or loop.ifs or loop.is_async or not unchanged:
+        return "the parametrize rows are computed by a comprehension, not written as literals"
+    rows = _literal_rows(tree, loop.iter, depth - 1)
+    return rows if rows is not None else "the parametrize table is not a literal list in this file"
 
 
 def _numbered(entries: list[tuple[list[ast.expr], str | None]]) -> list[Row]:

@@ -22,6 +22,14 @@ from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.formatting import CONFIG_FILES, line_limit
 from coder.builtin.gather import definitions, module_sources, read_files
 from coder.builtin.plan import Edit, Plan, Refusal, failing_line, refuse
+from coder.builtin.repair.helpers import (
+    helper_site,
+    imported_helpers,
+    imported_tables,
+    importing,
+    lost_import,
+)
+from coder.builtin.repair.history import Before
 from coder.builtin.repair.ledger import Ledger, Served
 from coder.builtin.repair.lines import LineShifts
 from coder.builtin.repair.modules import ModuleIndex
@@ -46,13 +54,15 @@ class Workspace:
     """How the edits staged since the last test run moved the lines pytest reported."""
     settings: dict[str, str] | None = None
     """The files that may set the line length, once read."""
+    before: Before | None = None
+    """The source's history (from the workflow, which reads git on the host), if any."""
 
 
 class RepairPolicy:
     """One conversation's repair; `rejected` withdraws its edits if the workflow says no."""
 
-    def __init__(self) -> None:
-        self.workspace = Workspace()
+    def __init__(self, before: Before | None = None) -> None:
+        self.workspace = Workspace(before=before)
         self.outcome = Outcome()
         self.ledger = Ledger()
 
@@ -173,19 +183,59 @@ class RepairPolicy:
         source = yield from self._source(failure.file)
         if source is None:
             return refuse(f"{failure.file}:{failing_line(failure)}", "cannot read the file")
+        failure, source = yield from self._site(failure, source)
         kind = classify(failure, source)
         context: Any = None
         if kind == "kwarg":
             name, pattern = kwarg_callee(failure.message) or ("", "")
-            context = yield from definitions(self.workspace.definitions, name, pattern)
+            found = yield from definitions(self.workspace.definitions, name, pattern)
+            context = (found, self.workspace.before)
         elif kind == "import" or (kind == "raises" and "DID NOT RAISE" not in failure.message):
             # A raises repair may need to import the exception class the code raises now.
             if self.workspace.index is None:
-                self.workspace.index = ModuleIndex((yield from module_sources()))
+                modules = yield from module_sources()
+                sources = {module: text for module, (_, text) in modules.items()}
+                paths = {module: path for module, (path, _) in modules.items()}
+                self.workspace.index = ModuleIndex(sources, paths, self.workspace.before)
             context = self.workspace.index
         elif kind == "value":  # a rewritten literal keeps within the project's line length
-            context = yield from self._line_limit()
+            limit = yield from self._line_limit()
+            context = (limit, (yield from self._tables(failure.file, source)))
         return plan_for(kind, failure, source, context)
+
+    def _site(self, failure: TestOutcome, source: str) -> Steps[tuple[TestOutcome, str]]:
+        """Where the stale call is: a test helper the traceback runs through (or whose
+        import fails as the test module is collected), else the test's own file."""
+        site = helper_site(failure)
+        if site is not None:
+            site = self.workspace.shifts.failure(site)  # its lines in the staged helper
+            helper = yield from self._source(site.file)
+            if helper is not None and classify(site, helper) in ("kwarg", "raises", "import"):
+                return site, helper
+        lost = None if site else lost_import(failure, source)
+        if lost is not None:
+            texts = yield from self._sources(imported_helpers(failure.file, source))
+            paths = importing(texts, *lost)
+            if len(paths) == 1:
+                site = failure.model_copy(update={"file": paths[0], "crash_line": None})
+                return site, texts[paths[0]]
+        return failure, source
+
+    def _sources(self, paths: list[str]) -> Steps[dict[str, str]]:
+        """The texts of those of `paths` that exist, the unread ones read in one batch."""
+        unread = [path for path in paths if path not in self.workspace.texts]
+        self.workspace.texts.update((yield from read_files(unread)) if unread else {})
+        return {path: self.workspace.texts[path] for path in paths if path in self.workspace.texts}
+
+    def _tables(self, path: str, source: str) -> Steps[dict[str, tuple[str, str]]]:
+        """{name: (path, source)} of the test-side modules defining the names the test
+        module imports (its parametrize tables may be among them)."""
+        imported = imported_tables(path, source)
+        texts = yield from self._sources([p for paths in imported.values() for p in paths])
+        found = {
+            name: [(p, texts[p]) for p in paths if p in texts] for name, paths in imported.items()
+        }
+        return {name: places[0] for name, places in found.items() if places}
 
     def _line_limit(self) -> Steps[int | None]:
         if self.workspace.settings is None:

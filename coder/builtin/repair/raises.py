@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from functools import partial
 
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
 from coder.builtin.repair.modules import ModuleIndex
@@ -40,13 +41,23 @@ def plan_raises(
     tree = parse(test_source)
     if tree is None:
         return refuse(where, "the test file does not parse")
-    expected = innermost(tree, line, lambda node: _expected_type(node, line))
+    expected: tuple[ast.expr, ast.Call] | None = None
+    for line in _lines(outcome, path):  # past a function of the test the code called back
+        expected = innermost(tree, line, partial(_expected_type, line=line))
+        if expected is not None:
+            break
     if expected is None:
         return refuse(where, f"{raised or 'the error'} was not raised inside a pytest.raises block")
     why = _problem(outcome, expected, raised)
     if why:
         return refuse(where, why)
     return _retype(tree, SourceText(test_source), path, expected[0], outcome, index)
+
+
+def _lines(outcome: TestOutcome, path: str) -> list[int]:
+    """The failing line, then the other lines of `path` the traceback passed, deepest first."""
+    own = [f.line for f in reversed(outcome.traceback) if f.line and f.file in (path, outcome.file)]
+    return list(dict.fromkeys([failing_line(outcome) or 0, *own]))
 
 
 def _retype(

@@ -1,5 +1,6 @@
 """Where did a name a test imports go? Moved (same name, one other module) or renamed
-(the repository says so in a docstring or comment, else the one close name nearby)."""
+(the source's history shows the one name added in its place; else the repository says so
+in a docstring or comment; else the one close name nearby)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from coder.builtin.repair.history import replaced
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.syntax import parse
 
@@ -36,10 +38,31 @@ def resolve(index: ModuleIndex, old_module: str, name: str, taken: set[str]) -> 
         return f"`{name}` is defined in several modules ({', '.join(elsewhere)})"
     if name in index.names(old_module):
         return f"`{name}` is still defined in {old_module}: the import fails for another reason"
+    history = _from_history(index, old_module, name, taken)
+    if history is not None:
+        return history
     hinted = [found for found in hinted if found.name not in taken]
     if len(hinted) == 1:
         return hinted[0]
     return _renamed(index, old_module, name, taken)
+
+
+def _from_history(
+    index: ModuleIndex, module: str, name: str, taken: set[str]
+) -> Found | str | None:
+    """The one name `module` gained since the last commit in place of `name`, or why the
+    history cannot say; None when there is no history of it."""
+    before = index.names_before(module)
+    if before is None:
+        return None
+    now = sorted(index.names(module))
+    found = replaced(sorted(before), now, name, lambda n: _plausible(name, n) and n not in taken)
+    if found is None:
+        return None
+    if found.new is None:
+        return found.describe(f"`{name}`", module)
+    how = f"renamed to {found.new}: {module} had {name} at the last commit, and {found.new} since"
+    return Found(module, found.new, how)
 
 
 CLEAR_MARGIN = 0.15

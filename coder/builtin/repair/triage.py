@@ -63,11 +63,13 @@ def plan_for(kind: Kind | None, failure: TestOutcome, test_source: str, context:
         return refuse(where, f"{_what_failed(failure)} is not {KNOWN}")
     try:
         if kind == "value":
-            return plan_value(failure, test_source, path, context)
+            limit, tables = context
+            return plan_value(failure, test_source, path, limit, tables)
         if kind == "raises":
             return plan_raises(failure, test_source, path, context)
         if kind == "kwarg":
-            return plan_kwarg(failure, test_source, path, context)
+            definitions, before = context
+            return plan_kwarg(failure, test_source, path, definitions, before)
         return plan_import(failure, test_source, path, context)
     except Exception as exc:  # a planner bug must cost one repair, not the run
         return refuse(where, f"the {kind} planner failed ({type(exc).__name__}: {exc})")

@@ -213,3 +213,14 @@ def test_a_raises_block_is_found_past_a_callback_the_test_defines() -> None:
     )  # fmt: skip
     text = edited(source, plan_raises(failure, source, "tests/t.py"))
     assert text == source.replace("raises(KeyError)", "raises(LookupError)")
+
+
+def test_a_method_of_the_same_name_elsewhere_does_not_blur_the_history() -> None:
+    failure = unexpected_keyword("tests/t.py", 5, [("tests/t.py", 5)])
+    method = "class Cleaner:\n    def clean(self, text):\n        return text\n"
+    definitions = {**DEFINITIONS, "clean": [*DEFINITIONS["clean"], ("sanitize/core.py", method)]}
+    before = history({"sanitize/__init__.py": CLEAN_THEN + "    ...\n", "sanitize/core.py": method})
+    plan = plan_kwarg(failure, CLEAN_TESTS, "tests/t.py", definitions, before)
+    assert edited(CLEAN_TESTS, plan) == CLEAN_TESTS.replace(
+        "strip=True", "strip_disallowed_tags=True"
+    )

@@ -7,10 +7,8 @@ request from a fork, a cloned project). So only the user (flags, environment, us
 file) sets what decides where the API key is sent ("key" in TRUST) and how strongly the
 run is isolated ("guard"); [tool.coder] tunes the "work" only, and a user-only setting
 in it is ignored with a warning. FLAG_ONLY settings open the network or drop the
-isolation: only a flag typed for this run sets them.
-
-The user config file is $CODER_CONFIG, else $XDG_CONFIG_HOME/coder/config.toml, else
-~/.config/coder/config.toml: TOML with the keys of [tool.coder] at the top level.
+isolation: only a flag typed for this run sets them. The user config file: see
+`user_config_path` (TOML with the keys of [tool.coder] at the top level).
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from coder.errors import UsageError
+from coder.errors import ConfigError as ConfigError
 from sandbox import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from sandbox.docker import DEFAULT_IMAGE
 from tools import DEFAULT_SHELL_TIMEOUT, DEFAULT_TEST_TIMEOUT
@@ -39,9 +37,8 @@ TRUST: dict[Trust, frozenset[str]] = {
     # would override the user's file).
     "guard": frozenset(
         {"sandbox", "network", "setup_network", "unsafe_no_isolation", "confirm"}
-        | {"sandbox_memory_mb", "sandbox_cpus", "sandbox_pids"}
-        # The interpreter's folders are shown again inside bubblewrap's hidden home.
-        | {"python"}
+        # python: the interpreter's folders are shown again inside bubblewrap's hidden home.
+        | {"sandbox_memory_mb", "sandbox_cpus", "sandbox_pids", "python"}
     ),
     # The work, which the repository may tune. image is safe here: coder never pulls (a
     # repository can only name an image already on the machine), coder's container
@@ -62,10 +59,6 @@ FLAG_ONLY = frozenset({"network", "setup_network", "unsafe_no_isolation"})
 """Settings that open the network or drop isolation: a flag only, never env or a file."""
 ENV_ALIASES = {"LLM_BASE_URL": "base_url", "LLM_API_KEY": "api_key", "LLM_MODEL": "model"}
 DEFAULT_SOURCE = "default"
-
-
-class ConfigError(UsageError):
-    """A setting is invalid; the message names the setting, where it came from, and the fix."""
 
 
 class Settings(BaseModel):
@@ -117,11 +110,9 @@ class Settings(BaseModel):
     setup_network: bool = False
     """Give the --setup command a network. Only the --setup-network flag can turn this on."""
     python: str | None = None
-    """Interpreter the local sandbox runs the tests with; None: the project's own environment
-    (an activated virtualenv, then .venv, venv, uv, Poetry, PDM or Hatch), else python3."""
+    """The local sandbox's interpreter; None: the project's own (see sandbox/pythons.py)."""
     deps: Literal["auto", "off"] = "auto"
-    """Docker: install the project's declared dependencies into the sandbox image (wheels
-    downloaded on this machine, installed with the network off); off: never."""
+    """Docker: the project's declared dependencies installed offline into the image, or off."""
     unsafe_no_isolation: bool = False
     """Let a model's commands run unisolated (local, no bubblewrap). Only its flag sets it."""
 

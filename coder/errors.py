@@ -3,7 +3,7 @@
     CoderError               coder ran but could not finish                      exit 1
      ├── ModelError          the model failed (auth, not found, unreachable)
      └── UsageError          the command, a flag or a setting is wrong           exit 2
-          ├── ConfigError    a setting or flag (coder/config.py)
+          ├── ConfigError    a setting or flag (raised by coder/config.py)
           ├── ModelSpecError a model spec (coder/models); ScriptError is both kinds
           ├── RunNotFound, UndoError, BranchError   (coder/delivery)
 
@@ -23,6 +23,10 @@ class CoderError(Exception):
 
 class UsageError(CoderError):
     """What the user asked for cannot be done as asked; the message names the fix."""
+
+
+class ConfigError(UsageError):
+    """A setting is invalid; the message names the setting, where it came from, and the fix."""
 
 
 class ExitCode(IntEnum):

@@ -46,8 +46,9 @@ _MODEL_HELP = (
     "characterisation tests for gen). Default: $LLM_MODEL; without one, fix and gen use builtin."
 )
 _SETUP_HELP = (
-    "Command run in the Docker sandbox before the agent, e.g. "
-    "'pip install -r requirements-dev.txt'. Cached per dependency files."
+    "Command run in the Docker sandbox after the declared dependencies are installed (no "
+    "network unless --setup-network), e.g. "
+    "'python3 -m pip install --no-build-isolation --no-deps -e .'. Cached per dependency files."
 )
 _UNSAFE_HELP = (
     "Let a model's commands run in the local sandbox without bubblewrap: UNISOLATED, they "

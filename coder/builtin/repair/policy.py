@@ -183,7 +183,14 @@ class RepairPolicy:
         source = yield from self._source(failure.file)
         if source is None:
             return refuse(f"{failure.file}:{failing_line(failure)}", "cannot read the file")
-        failure, source = yield from self._site(failure, source)
+        site, text = yield from self._site(failure, source)
+        plan = yield from self._plan_at(site, text)
+        if isinstance(plan, Refusal) and site is not failure:  # then it is the test's own
+            own = yield from self._plan_at(failure, source)
+            plan = plan if isinstance(own, Refusal) else own
+        return plan
+
+    def _plan_at(self, failure: TestOutcome, source: str) -> Steps[Plan]:
         kind = classify(failure, source)
         context: Any = None
         if kind == "kwarg":

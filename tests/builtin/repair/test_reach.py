@@ -12,8 +12,12 @@ from typing import Any
 
 import pytest
 
+from coder.agent import Agent
+from coder.builtin.repair import BuiltinRepairModel
 from coder.cli import main
+from sandbox import LocalSandbox
 from tests.helpers import commit_all, git, write_tree
+from tools import ToolContext, default_registry
 
 # Whole runs of coder fix, each repair mutation-checked: minutes on a busy machine.
 pytestmark = pytest.mark.timeout(600)
@@ -181,3 +185,30 @@ def test_the_failing_rows_of_an_imported_table_change_where_they_are_written(
     assert report["changed_files"] == ["tests/cases.py"]
     fixed = CASES.replace('"1.5 KB"', '"1.5 KiB"').replace('"2.0 KB"', '"2.0 KiB"')
     assert (repo / "tests/cases.py").read_text() == fixed
+
+
+def test_a_raises_block_of_the_test_around_a_helper_is_retyped_in_the_test(
+    tmp_path: Path,
+) -> None:
+    """The helper has a raises block of its own, but the error escaped the test's."""
+    helper = (
+        "import pytest\n\nfrom check import check\n\n\n"
+        "def refused(value):\n    with pytest.raises(TypeError):\n        check(None)\n\n\n"
+        "def checked(value):\n    return check(value)\n"
+    )
+    tests = (
+        "import pytest\n\nfrom tests.helpers import checked\n\n\n"
+        "def test_negative():\n    with pytest.raises(KeyError):\n        checked(-1)\n"
+    )
+    check = (
+        "def check(value):\n    if value < 0:\n        raise ValueError(value)\n    return value\n"
+    )
+    files = {"check.py": check, "tests/__init__.py": "", "tests/helpers.py": helper}
+    files |= {"tests/test_check.py": tests, "pyproject.toml": PYPROJECT}
+    with LocalSandbox(write_tree(tmp_path / "repo", files)) as box:
+        agent = Agent(BuiltinRepairModel(), default_registry(), ToolContext(box))
+        result = agent.run("Fix the failing tests")
+        after = box.read("tests/test_check.py").decode(), box.read("tests/helpers.py").decode()
+
+    assert result.status == "finished" and result.summary.startswith("builtin engine: repaired")
+    assert after == (tests.replace("raises(KeyError)", "raises(ValueError)"), helper)

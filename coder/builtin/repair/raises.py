@@ -18,7 +18,13 @@ from functools import partial
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.source import SourceText, import_line, make_edits
-from coder.builtin.syntax import called_name, innermost, module_bindings, parse
+from coder.builtin.syntax import (
+    called_name,
+    enclosing_function,
+    innermost,
+    module_bindings,
+    parse,
+)
 from tools import TestOutcome
 
 _RAISES = {"raises", "assertRaises", "assertRaisesRegex"}
@@ -46,6 +52,9 @@ def plan_raises(
         expected = innermost(tree, line, partial(_expected_type, line=line))
         if expected is not None:
             break
+    own = [f for f in outcome.traceback if f.file in (path, outcome.file)]
+    if expected is None and outcome.traceback and not own:  # a deep stack cut the test's
+        expected = _only_block(tree, failing_line(outcome) or 0)
     if expected is None:
         return refuse(where, f"{raised or 'the error'} was not raised inside a pytest.raises block")
     why = _problem(outcome, expected, raised)
@@ -58,6 +67,19 @@ def _lines(outcome: TestOutcome, path: str) -> list[int]:
     """The failing line, then the other lines of `path` the traceback passed, deepest first."""
     own = [f.line for f in reversed(outcome.traceback) if f.line and f.file in (path, outcome.file)]
     return list(dict.fromkeys([failing_line(outcome) or 0, *own]))
+
+
+def _only_block(tree: ast.Module, line: int) -> tuple[ast.expr, ast.Call] | None:
+    """The one raises block of the test function around `line`, if it has only one."""
+    func = enclosing_function(tree, line)
+    blocks = [block for node in ast.walk(func) if (block := _block(node))] if func else []
+    return blocks[0] if len(blocks) == 1 else None
+
+
+def _block(node: ast.AST) -> tuple[ast.expr, ast.Call] | None:
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return _expected_type(node, node.body[0].lineno)
+    return _expected_type(node, node.lineno) if isinstance(node, ast.Call) else None
 
 
 def _retype(

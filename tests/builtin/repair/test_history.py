@@ -224,3 +224,24 @@ def test_a_method_of_the_same_name_elsewhere_does_not_blur_the_history() -> None
     assert edited(CLEAN_TESTS, plan) == CLEAN_TESTS.replace(
         "strip=True", "strip_disallowed_tags=True"
     )
+
+
+def deep(source: str) -> TestOutcome:
+    """A failure whose traceback kept only library frames (a deep stack cut the test's)."""
+    frames = [{"file": "/venv/lib/tpl/env.py", "line": n, "code": "x()"} for n in range(5)]
+    frames.append({"file": "/venv/lib/tpl/env.py", "line": 9, "code": "raise NameMissing(n)"})
+    return TestOutcome(
+        nodeid="tests/t.py::test_undefined", outcome="failed", file="tests/t.py", line=4,
+        crash_line=4, exc_type="NameMissing", message="'x' is undefined", traceback=frames,
+    )  # fmt: skip
+
+
+def test_the_only_raises_block_of_a_test_whose_frames_were_cut_is_retyped() -> None:
+    source = "import pytest\n\n\ndef test_undefined():\n    t = make()\n"
+    source += "    with pytest.raises(LookupError):\n        render(t)\n"
+    index = ModuleIndex({"tpl.errors": "class NameMissing(LookupError): ..."})
+    text = edited(source, plan_raises(deep(source), source, "tests/t.py", index))
+    assert "with pytest.raises(NameMissing):" in text
+    assert "from tpl.errors import NameMissing" in text
+    two = source + "    with pytest.raises(LookupError):\n        render(t, t)\n"
+    refusal(plan_raises(deep(two), two, "tests/t.py", index), "not raised inside")

@@ -96,6 +96,10 @@ def fill_string(
         else:
             current += word
     pieces.append(current)
+    last = _words(pieces[-1])
+    column = first if len(pieces) == 1 else indent
+    if len(last) > 1 and column + len(render(pieces[-1])) + tail > limit:
+        pieces[-1:] = ["".join(last[:-1]), last[-1]]  # the tail needs room: a line more
     rendered = [render(piece) for piece in pieces]
     widths = [first + len(rendered[0])] + [indent + len(text) for text in rendered[1:]]
     widths[-1] += tail

@@ -116,14 +116,18 @@ def _rewrite_pieces(
         text = render(middle)
         if not _overflows(source, start, end, text, limit):
             return Replacement(start, end, text, reason)
-    limit = limit or max(79, *(len(line) for line in _lines(source, start, end)))
+    width = limit or max(79, *(len(line) for line in _lines(source, start, end)))
     column = start - source.line_starts[source.line_of(start) - 1]
-    indent = _continuation_column(pieces, source, first)
+    indent = _continuation_column(pieces, source)
     tail = len(_line_rest(source, end))
-    filled = fill_string(middle, render, column, indent, tail, limit)
-    if filled is None:
-        filled = [render(middle)]
-    return Replacement(start, end, ("\n" + " " * indent).join(filled), reason)
+    filled = fill_string(middle, render, column, indent, tail, width)
+    text = ("\n" + " " * indent).join(filled or [render(middle)])
+    if filled and _parses(source, start, end, text):  # a line break needs brackets
+        return Replacement(start, end, text, reason)
+    whole = _wrapped(source, pieces[0].start, pieces[-1].end, render(new), limit)
+    if whole is not None:
+        return Replacement(pieces[0].start, pieces[-1].end, whole, reason)
+    return Replacement(start, end, render(middle), reason)
 
 
 def _touched(bounds: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]:
@@ -136,10 +140,21 @@ def _touched(bounds: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]
     return first, last
 
 
-def _continuation_column(pieces: list[_Piece], source: SourceText, index: int) -> int:
-    """The column the pieces after the first start at."""
-    columns = [p.start - source.line_starts[source.line_of(p.start) - 1] for p in pieces]
-    return columns[1] if len(columns) > 1 else columns[index]
+def _continuation_column(pieces: list[_Piece], source: SourceText) -> int:
+    """The column of the pieces that start a line (after the first), else the first's."""
+    for piece in pieces:
+        line_start = source.line_starts[source.line_of(piece.start) - 1]
+        if piece is not pieces[0] and not source.text[line_start : piece.start].strip():
+            return piece.start - line_start
+    return pieces[0].start - source.line_starts[source.line_of(pieces[0].start) - 1]
+
+
+def _parses(source: SourceText, start: int, end: int, text: str) -> bool:
+    try:
+        ast.parse(source.text[:start] + text + source.text[end:])
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _wrapped(source: SourceText, start: int, end: int, text: str, limit: int | None) -> str | None:
@@ -158,7 +173,7 @@ def _wrapped(source: SourceText, start: int, end: int, text: str, limit: int | N
         pieces = fill_string(value, render, indent, indent, tail, limit)
         return None if pieces is None else ("\n" + " " * indent).join(pieces)
     pieces = fill_string(value, render, indent + 4, indent + 4, 0, limit)
-    if pieces is None or len(pieces) < 2:
+    if pieces is None:
         return None
     inner = " " * (indent + 4)
     return "(\n" + inner + ("\n" + inner).join(pieces) + "\n" + " " * indent + ")"

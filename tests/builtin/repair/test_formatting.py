@@ -99,3 +99,29 @@ def test_a_literal_alone_in_parentheses_is_split_inside_them() -> None:
         "        'a much longer message that will not fit in the '\n"
         "        'line length at all'\n    )\n"
     )
+
+
+def test_a_literal_that_fits_its_own_line_is_parenthesised_as_black_does() -> None:
+    source = 'def test_x():\n    if True:\n        assert out == "just a small example link"\n'
+    new = "just a small example link to a webpage, and a few more words here"
+    text = SourceText(source)
+    compare = next(node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Compare))
+    [edit] = make_edits("t.py", text, [rewrite_str(compare.comparators[0], new, text, '"', 88, "")])
+    assert source.replace(edit.old, edit.new).endswith(
+        f'        assert out == (\n            "{new}"\n        )\n'
+    )
+
+
+def test_pieces_sharing_a_line_are_split_at_that_lines_indentation() -> None:
+    source = (  # jinja2's test_urlize
+        "def test_urlize():\n    assert render() == (\n"
+        '        \'foo <a href="https://example.org" rel="noopener">\' "example.org</a> bar"\n'
+        "    )\n"
+    )
+    new = 'foo <a href="https://example.org" rel="noopener noreferrer" target="_blank">'
+    new += "example.org</a> bar"
+    text = _rewritten(source, 0, new, 88)
+    assert max(len(line) for line in text.splitlines()) <= 88
+    compare = next(node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Compare))
+    assert ast.literal_eval(compare.comparators[0]) == new
+    assert all(line.startswith("        ") for line in text.splitlines()[2:-1])

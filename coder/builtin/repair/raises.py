@@ -19,8 +19,8 @@ from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refu
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.source import SourceText, import_line, make_edits
 from coder.builtin.syntax import (
+    FunctionNode,
     called_name,
-    enclosing_function,
     innermost,
     module_bindings,
     parse,
@@ -52,9 +52,8 @@ def plan_raises(
         expected = innermost(tree, line, partial(_expected_type, line=line))
         if expected is not None:
             break
-    own = [f for f in outcome.traceback if f.file in (path, outcome.file)]
-    if expected is None and outcome.traceback and not own:  # a deep stack cut the test's
-        expected = _only_block(tree, failing_line(outcome) or 0)
+    if expected is None and outcome.traceback:  # no frame of the test's in a raises block:
+        expected = _only_block(tree, outcome.nodeid)  # (a deep stack can cut them off)
     if expected is None:
         return refuse(where, f"{raised or 'the error'} was not raised inside a pytest.raises block")
     why = _problem(outcome, expected, raised)
@@ -69,9 +68,11 @@ def _lines(outcome: TestOutcome, path: str) -> list[int]:
     return list(dict.fromkeys([failing_line(outcome) or 0, *own]))
 
 
-def _only_block(tree: ast.Module, line: int) -> tuple[ast.expr, ast.Call] | None:
-    """The one raises block of the test function around `line`, if it has only one."""
-    func = enclosing_function(tree, line)
+def _only_block(tree: ast.Module, nodeid: str) -> tuple[ast.expr, ast.Call] | None:
+    """The one raises block of the test function `nodeid` names, if it has only one."""
+    name = nodeid.rsplit("::", 1)[-1].split("[")[0]
+    funcs = [n for n in ast.walk(tree) if isinstance(n, FunctionNode) and n.name == name]
+    func = funcs[0] if len(funcs) == 1 else None
     blocks = [block for node in ast.walk(func) if (block := _block(node))] if func else []
     return blocks[0] if len(blocks) == 1 else None
 

@@ -60,6 +60,14 @@ def imported_tables(test_path: str, test_source: str) -> dict[str, list[str]]:
     return found
 
 
+def first_found(
+    imported: dict[str, list[str]], texts: dict[str, str]
+) -> dict[str, tuple[str, str]]:
+    """{name: (path, text)} of the first of each name's files that exists."""
+    found = {name: [(p, texts[p]) for p in paths if p in texts] for name, paths in imported.items()}
+    return {name: places[0] for name, places in found.items() if places}
+
+
 def _module_files(folder: str, dotted: str, level: int) -> list[str]:
     """The files `dotted` (imported from `folder` at relative `level`) may be."""
     base = _base(folder, level)

@@ -23,6 +23,7 @@ from coder.builtin.formatting import CONFIG_FILES, line_limit
 from coder.builtin.gather import definitions, module_sources, read_files
 from coder.builtin.plan import Edit, Plan, Refusal, failing_line, refuse
 from coder.builtin.repair.helpers import (
+    first_found,
     helper_site,
     imported_helpers,
     imported_tables,
@@ -56,6 +57,8 @@ class Workspace:
     """The files that may set the line length, once read."""
     before: Before | None = None
     """The source's history (from the workflow, which reads git on the host), if any."""
+    absent: set[str] = field(default_factory=set)
+    """Paths looked for (helpers, tables) that are not there: not asked for again."""
 
 
 class RepairPolicy:
@@ -230,8 +233,10 @@ class RepairPolicy:
 
     def _sources(self, paths: list[str]) -> Steps[dict[str, str]]:
         """The texts of those of `paths` that exist, the unread ones read in one batch."""
-        unread = [path for path in paths if path not in self.workspace.texts]
-        self.workspace.texts.update((yield from read_files(unread)) if unread else {})
+        known, absent = self.workspace.texts, self.workspace.absent
+        unread = [path for path in paths if path not in known and path not in absent]
+        known.update((yield from read_files(unread)) if unread else {})
+        absent.update(path for path in unread if path not in known)
         return {path: self.workspace.texts[path] for path in paths if path in self.workspace.texts}
 
     def _tables(self, path: str, source: str) -> Steps[dict[str, tuple[str, str]]]:
@@ -239,10 +244,7 @@ class RepairPolicy:
         module imports (its parametrize tables may be among them)."""
         imported = imported_tables(path, source)
         texts = yield from self._sources([p for paths in imported.values() for p in paths])
-        found = {
-            name: [(p, texts[p]) for p in paths if p in texts] for name, paths in imported.items()
-        }
-        return {name: places[0] for name, places in found.items() if places}
+        return first_found(imported, texts)
 
     def _line_limit(self) -> Steps[int | None]:
         if self.workspace.settings is None:

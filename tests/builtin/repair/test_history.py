@@ -4,12 +4,15 @@ built from literal lists: source strings in, exact edits or an honest refusal ou
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Any
 
 from coder.builtin import MODEL_HINT, Plan, Refusal, apply_edits
 from coder.builtin.repair import ModuleIndex, plan_import, plan_kwarg, plan_raises
 from coder.builtin.repair.helpers import helper_site, imported_helpers, imported_tables
 from coder.builtin.repair.parametrize import Located, find_element
+from coder.workflows.history import GitHistory
+from tests.helpers import commit_all, git, write_tree
 from tools import TestOutcome
 
 CLEAN_NOW = "def clean(text, tags=None, strip_disallowed_tags=False, strip_comments=True):\n"
@@ -245,3 +248,17 @@ def test_the_only_raises_block_of_a_test_whose_frames_were_cut_is_retyped() -> N
     assert "from tpl.errors import NameMissing" in text
     two = source + "    with pytest.raises(LookupError):\n        render(t, t)\n"
     refusal(plan_raises(deep(two), two, "tests/t.py", index), "not raised inside")
+
+
+def test_the_git_history_is_head_or_the_last_commit_whose_version_differs(tmp_path: Path) -> None:
+    repo = commit_all(write_tree(tmp_path / "repo", {"pkg/a.py": "v1\n", "pkg/b.py": "b\n"}))
+    before = GitHistory(repo)
+    assert before("pkg/a.py", "v2\n") == "v1\n"  # the change is in the work tree only
+    write_tree(repo, {"pkg/a.py": "v2\n", "pkg/new.py": "n\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the change")
+    assert GitHistory(repo)("pkg/a.py", "v2\n") == "v1\n"  # committed: one commit back
+    assert GitHistory(repo)("pkg/b.py", "b\n") is None  # never changed
+    assert GitHistory(repo)("pkg/new.py", "n\n") is None  # new: nothing to compare
+    assert GitHistory(tmp_path / "repo" / "pkg")("a.py", "v2\n") == "v1\n"  # a subfolder
+    assert GitHistory(tmp_path)("pkg/a.py", "v2\n") is None  # not a git repository

@@ -60,7 +60,8 @@ def _own_package(missing: Iterable[str], paths: set[str]) -> str | None:
                     f"the tests cannot import `{name}`, which is in this repository "
                     f'({root or "./"}{name}): add `pythonpath = ["{folder}"]` under '
                     "[tool.pytest.ini_options] in pyproject.toml, or install it in the "
-                    "sandbox with --setup 'pip install -e .' (Docker)"
+                    "sandbox with --setup "
+                    "'python3 -m pip install --no-build-isolation --no-deps -e .' (Docker)"
                 )
     return None
 
@@ -165,8 +166,9 @@ def _likely_fix(run: TestRun, paths: set[str], interpreter: str) -> str:
 
 def _install(problem: str, package: str) -> str:
     return (
-        f"{problem}: activate the project's virtualenv before running coder (local "
-        f"sandbox), or install it with --setup 'pip install {package}' (Docker)"
+        f"{problem}: install it into the project's virtualenv or pass --python (local "
+        f"sandbox), or declare {package} in pyproject.toml or a requirements file (Docker "
+        "installs declared dependencies from wheels, --deps auto)"
     )
 
 

@@ -48,7 +48,7 @@ def test_gen_with_every_test_module_missing_a_dependency(
     missing = "import requests_not_installed\n\n\ndef test_get():\n    pass\n"
     error = _gen(tmp_path, capsys, {"tests/test_calc.py": missing})
     assert "No module named 'requests_not_installed'" in error
-    assert "--setup 'pip install requests-not-installed'" in error
+    assert "declare requests-not-installed in pyproject.toml" in error
 
 
 def test_gen_with_addopts_needing_xdist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

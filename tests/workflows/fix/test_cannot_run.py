@@ -63,7 +63,7 @@ def test_a_conftest_importing_a_missing_module(
     error = _cannot_run(repo, capsys)
     assert "No module named 'yaml_not_installed'" in error
     assert "the tests import `yaml_not_installed`" in error
-    assert "--setup 'pip install yaml-not-installed'" in error
+    assert "declare yaml-not-installed in pyproject.toml" in error
 
 
 def test_every_test_module_missing_a_dependency(
@@ -74,7 +74,7 @@ def test_every_test_module_missing_a_dependency(
     error = _cannot_run(repo, capsys)
     assert "(pytest exit 1, every test module failed to import)" in error
     assert "tests/test_http.py: ModuleNotFoundError: No module named" in error
-    assert "activate the project's virtualenv" in error
+    assert "install it into the project's virtualenv or pass --python" in error
 
 
 def test_some_modules_missing_a_dependency_is_a_failure_to_repair(
@@ -100,7 +100,7 @@ def test_addopts_needing_xdist(tmp_path: Path, capsys: pytest.CaptureFixture[str
     error = _cannot_run(repo, capsys)
     assert "error: unrecognized arguments: -n" in error
     assert "likely fix: the option -n needs pytest-xdist" in error
-    assert "--setup 'pip install pytest-xdist'" in error and "remove -n from addopts" in error
+    assert "declare pytest-xdist in pyproject.toml" in error and "remove -n from addopts" in error
 
 
 def test_a_missing_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

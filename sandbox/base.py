@@ -110,6 +110,10 @@ class Sandbox(Protocol):
         """Files that differ from the copy taken at start: new content, or None if deleted."""
         ...
 
+    def set_python_path(self, folders: tuple[str, ...]) -> None:
+        """Workspace folders (relative) every later command finds first on PYTHONPATH."""
+        ...
+
 
 class Lifecycle(ABC):
     """What the sandboxes share as context managers: `with` starts one and always closes it.

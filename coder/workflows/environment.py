@@ -250,5 +250,4 @@ def _still_outside(
 
 
 def _set_python_path(sandbox: Sandbox, roots: tuple[str, ...]) -> None:
-    if isinstance(sandbox, (LocalSandbox, DockerSandbox)):
-        sandbox.set_python_path(roots)
+    sandbox.set_python_path(roots)

@@ -16,6 +16,7 @@ from coder.delivery.deletions import Deletions
 from coder.delivery.handover import Delivery, Handover
 from coder.delivery.report import RunReport, TestCounts
 from coder.models import Model
+from coder.workflows.environment import check_environment
 from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox, SandboxGone, UnsafeChange
 
@@ -40,6 +41,10 @@ def run_task(
     and, for deletions that need it, `consent` (None: refused) said yes."""
     session = Session.start("run", settings, repo, hooks, model)
     with session.open_sandbox() as sandbox:
+        # A task may be about the environment itself: what the check finds is only said.
+        ready = check_environment(session, sandbox)
+        if ready.stop:
+            hooks.warn(ready.stop)
         agent = session.agent(sandbox)
         try:
             result = agent.run(task)

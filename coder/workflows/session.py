@@ -29,14 +29,12 @@ from coder.workflows.history import with_history
 from coder.workflows.sandboxes import open_sandbox, require_isolation
 from sandbox import (
     MAX_COPY_BYTES,
-    LocalSandbox,
     Sandbox,
     SandboxError,
     UnsafeChange,
     oversized_files,
     size_text,
 )
-from sandbox.docker import DockerSandbox
 from tools import Approver, ToolContext, WritePolicy, allow_all_writes, default_registry
 
 Command = Literal["run", "fix", "gen"]
@@ -136,7 +134,7 @@ class Session:
                     f"{size_text(MAX_COPY_BYTES)} are not copied (data or build artifacts)"
                 )
         sandbox = open_sandbox(self.settings, self.repo, warn, run_id, info, builtin=builtin)
-        if self.python_path and isinstance(sandbox, (LocalSandbox, DockerSandbox)):
+        if self.python_path:
             sandbox.set_python_path(self.python_path)
         return sandbox
 

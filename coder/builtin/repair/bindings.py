@@ -33,3 +33,11 @@ def _assigned(node: ast.AST, target: ast.Name) -> ast.expr | None:
     if isinstance(node, ast.AnnAssign) and node.target is target and node.value is not None:
         return node.value
     return None
+
+
+def read_elsewhere(func: FunctionNode, name: str) -> bool:
+    """Whether `name` is assigned once in `func` and read more than once (the expected
+    value is an input of the test too)."""
+    uses = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name]
+    stores = [n for n in uses if not isinstance(n.ctx, ast.Load)]
+    return len(stores) == 1 and len(uses) - len(stores) > 1

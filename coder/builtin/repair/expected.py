@@ -17,7 +17,7 @@ from typing import Any
 
 from coder.builtin.literals import dominant_quote, is_parsed, node_value, parse_literal, same
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
-from coder.builtin.repair.bindings import local_value
+from coder.builtin.repair.bindings import local_value, read_elsewhere
 from coder.builtin.repair.checks import Check, find_check
 from coder.builtin.repair.expressions import Context, is_expression, repair
 from coder.builtin.repair.matches import is_match_failure, plan_match
@@ -113,6 +113,9 @@ def _plan_sides(
     params = [i for i, kind in enumerate(kinds) if kind == "param"]
     sides = fixed or params or [i for i, kind in enumerate(kinds) if kind == "expression"]
     sides = sides or [i for i, kind in enumerate(kinds) if kind.startswith("local")]
+    if not sides and (shared := _shared_name(tree, check, line)):
+        return refuse(where, f"`{shared}` holds the expected value but the test reads it "
+                      "elsewhere too: rewriting it would change those uses")  # fmt: skip
     if len(sides) != 1:
         what = "both sides are" if len(sides) == 2 else "neither side is"
         return refuse(where, f"{what} an expected literal: cannot tell which one is stale")
@@ -140,6 +143,14 @@ def _plan_sides(
         source, path, target = SourceText(target.text), target.path, target.node
     rewrite = _Rewrite(check, kind, outcome.nodeid, source, path, limit)
     return _rewrite(target, new, rewrite)
+
+
+def _shared_name(tree: ast.Module, check: Check, line: int) -> str:
+    func = enclosing_function(tree, line)
+    for node in (check.right, check.left):
+        if func is not None and isinstance(node, ast.Name) and read_elsewhere(func, node.id):
+            return node.id
+    return ""
 
 
 def _expression(node: ast.expr, expected: Any, observed: Any, ctx: Context, where: str) -> Plan:

@@ -117,7 +117,7 @@ def test_an_expected_value_kept_in_a_local_variable_is_rewritten_where_it_is_ass
 
 def test_a_local_variable_read_elsewhere_or_rebound_is_not_rewritten() -> None:
     used = 'def test_x():\n    name = "bob"\n    assert greet(name) == name\n'
-    refused(_plan(used, "ann", "bob"), "neither side is an expected literal")
+    refused(_plan(used, "ann", "bob"), "`name` holds the expected value but the test reads it")
     rebound = "def test_x(name):\n    expected = name\n    assert result() == expected\n"
     refused(_plan(rebound, "ann", "bob"), "neither side is an expected literal")
 

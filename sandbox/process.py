@@ -36,7 +36,9 @@ class Limits(Protocol):
 
 @functools.cache
 def _shell() -> str:
-    return shutil.which("bash") or "/bin/sh"
+    # The real file: a PATH entry of links (a test's, a temporary tool folder) can go away.
+    bash = shutil.which("bash")
+    return os.path.realpath(bash) if bash else "/bin/sh"
 
 
 def shell_argv(command: str) -> list[str]:

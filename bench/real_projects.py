@@ -236,10 +236,20 @@ FLASK = Project(
             ),
         ),
         Change(
-            "JSON keys no longer sorted by default",
-            "default",
-            (("src/flask/json/provider.py", "    sort_keys = True\n", "    sort_keys = False\n"),),
-            pin="sort_keys",
+            "render_template_string renamed render_string",
+            "rename",
+            (
+                (
+                    "src/flask/templating.py",
+                    "def render_template_string(source: str",
+                    "def render_string(source: str",
+                ),
+                (
+                    "src/flask/__init__.py",
+                    "from .templating import render_template_string as render_template_string",
+                    "from .templating import render_string as render_string",
+                ),
+            ),
         ),
     ),
     held_out=True,

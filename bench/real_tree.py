@@ -31,7 +31,7 @@ class SetupError(Exception):
 def prepare(project: Project, cache: Path) -> Path:
     """The project's folder under `cache`/real: unpacked, committed, .venv installed."""
     repo = cache / "real" / project.folder
-    if not (repo / ".git").is_dir():
+    if not _committed(repo):
         if not repo.is_dir():
             shutil.copytree(fetch(project.name, project.version, cache), repo)
         _commit_pristine(repo)
@@ -41,6 +41,11 @@ def prepare(project: Project, cache: Path) -> Path:
         _install(repo, project.install)
         ready.write_text(wanted)
     return repo
+
+
+def _committed(repo: Path) -> bool:
+    verify = ["git", "rev-parse", "-q", "--verify", "HEAD"]
+    return repo.is_dir() and not subprocess.run(verify, cwd=repo, capture_output=True).returncode
 
 
 def _commit_pristine(repo: Path) -> None:

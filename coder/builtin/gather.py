@@ -17,7 +17,9 @@ _SKIPPED_DIRS = {".venv", "venv", ".tox", ".nox", "site-packages", "node_modules
 
 
 def read_files(paths: list[str]) -> Steps[dict[str, str]]:
-    """{path: full text} of the files that could be read, in two batches of calls."""
+    """{path: full text} of the files that could be read, in two batches of calls. Each
+    path is asked once: the same call repeated in a row would trip the loop's stuck guard."""
+    paths = list(dict.fromkeys(paths))
     first = yield [ToolRequest("read_file", {"path": path}) for path in paths]
     pages: dict[str, list[str]] = {}
     more: list[tuple[str, int]] = []

@@ -336,3 +336,9 @@ def test_long_files_are_read_whole_page_by_page() -> None:
 )
 def test_module_names_follow_the_import_system(path: str, module: str | None) -> None:
     assert module_name(path) == module
+
+
+def test_a_path_asked_twice_in_one_batch_is_read_once() -> None:
+    steps = read_files(["tests/shop.py", "tests/shop.py", "a.py"])
+    first = next(steps)
+    assert [r.arguments["path"] for r in first] == ["tests/shop.py", "a.py"]

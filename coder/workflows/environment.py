@@ -37,7 +37,7 @@ except importlib.metadata.PackageNotFoundError:
     out["pytest"] = "(version unknown)"
 except BaseException as error:
     out["pytest_error"] = type(error).__name__ + ": " + str(error)
-unfound = False
+unfound = None
 for name in json.loads(sys.argv[1]):
     try:
         module = importlib.import_module(name)
@@ -47,9 +47,10 @@ for name in json.loads(sys.argv[1]):
     except BaseException as error:
         out["modules"][name] = {{"error": type(error).__name__ + ": " + str(error)[:300],
             "missing": getattr(error, "name", None)}}
-        unfound = unfound or getattr(error, "name", None) == name
+        unfound = unfound or (name if getattr(error, "name", None) == name else None)
 try:  # installed, yet not found: an install the sandbox hides (an editable one)
-    found = importlib.metadata.distribution(sys.argv[2]) if unfound and sys.argv[2] else None
+    named = sys.argv[2] or (importlib.metadata.packages_distributions().get(unfound) or [""])[0]
+    found = importlib.metadata.distribution(named) if unfound and named else None
     out["installed"] = found and (found.read_text("direct_url.json") or "{{}}")
 except Exception:
     pass

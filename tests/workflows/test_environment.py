@@ -113,6 +113,44 @@ def test_gen_on_an_editable_src_layout_measures_the_sandboxs_copy(
     assert 0 < report["coverage_before"]["line"] < report["coverage_after"]["line"]
 
 
+SETUP_CFG = """[metadata]
+name = greeter
+version = 0.1.0
+
+[options]
+package_dir =
+    = src
+packages = find:
+install_requires = tinydep
+
+[options.packages.find]
+where = src
+"""
+
+
+@pytest.mark.usefixtures("no_venv")
+def test_an_editable_install_named_only_in_setup_cfg_is_found_and_the_copy_runs(
+    tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """wsproto's shape: no [project] table, so the installed distribution is found by the
+    package it provides (its top_level.txt), and the hidden checkout gives way to the copy."""
+    repo = copy_fixture("fix_src_layout", tmp_path)
+    write_tree(
+        repo, {"pyproject.toml": (repo / "pyproject.toml").read_text().split("[project]")[0]}
+    )
+    write_tree(
+        repo, {"setup.cfg": SETUP_CFG, "setup.py": "from setuptools import setup\n\nsetup()\n"}
+    )
+    commit_all(repo)
+    venv = make_venv(repo / ".venv", wheels, *TEST_TOOLS, "tinydep", "setuptools")
+    install_editable(venv, repo)
+    source = repo / "src" / "greeter" / "__init__.py"
+    source.write_text(source.read_text().replace('f"hello, {name}"', 'f"hi, {name}"'))
+    code, report, said = _run(capsys, "fix", str(repo), "--dry-run")
+    assert "is installed from file://" in said and "first on PYTHONPATH" in said
+    assert (code, report["status"], report["before"]["failed"]) == (0, "fixed", 1), report
+
+
 @pytest.mark.usefixtures("no_venv")
 def test_a_regular_install_in_site_packages_is_not_what_the_tests_run(
     tmp_path: Path, wheels: Path, capsys: pytest.CaptureFixture[str]

@@ -3,7 +3,7 @@ anything: `pyproject.toml` ([project] dependencies, test-ish extras, PEP 735 dep
 groups, Poetry's dependency names, Hatch's default and test environments), `setup.cfg`
 (install_requires, tests_require, test extras), `requirements*.txt` and
 `requirements/*.txt`, and the versions lock files pin (uv.lock, poetry.lock, pdm.lock),
-which become constraints. `setup.py` is never run.
+which become constraints. `setup.py` is never run: its literal lists are read as text.
 
 Only requirement specifiers are kept. A repository does not choose which index the
 host's pip talks to, nor make it install local paths or direct URLs: option lines
@@ -22,6 +22,8 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+
+from sandbox.docker.setup_literals import setup_requirements
 
 TEST_NAMES = frozenset(
     {"test", "tests", "testing", "dev", "develop", "development", "ci", "check", "checks"}
@@ -83,8 +85,12 @@ def read_declared(source: Path) -> Declared:
     for lock in LOCK_FILES:
         if (source / lock).is_file():
             _read_lock(source / lock, own, declared)
-    if (source / "setup.py").is_file() and not declared.requirements:
-        declared.left_out.append("setup.py: not run, so its install_requires are unknown")
+    if (source / "setup.py").is_file():
+        specs = setup_requirements(source / "setup.py", TEST_NAMES)
+        for spec in specs or []:
+            declared.add("setup.py", spec, own)
+        if specs is None and not declared.requirements:
+            declared.left_out.append("setup.py: not run, and its install_requires are not literal")
     return declared
 
 

@@ -195,5 +195,23 @@ docs = sphinx
     ]
     assert not marker.exists()
     assert read_declared(write_tree(tmp_path / "bare", {"setup.py": "x = 1\n"})).left_out == [
-        "setup.py: not run, so its install_requires are unknown"
+        "setup.py: not run, and its install_requires are not literal"
     ]
+
+
+def test_setup_py_literal_lists_are_read_as_text_never_run(tmp_path: Path) -> None:
+    """wsproto's shape: its only declaration is `install_requires` in setup.py."""
+    marker = tmp_path / "ran"
+    setup_py = f"""\
+from setuptools import setup
+open({str(marker)!r}, "w")
+setup(
+    name="wsproto",
+    install_requires=["h11>=0.9.0,<1"],
+    extras_require={{"test": ["pytest-cov"], "docs": ["sphinx"]}},
+    tests_require=computed(),
+)
+"""
+    declared = read_declared(write_tree(tmp_path / "ws", {"setup.py": setup_py}))
+    assert declared.requirements == ["h11<1,>=0.9.0", "pytest-cov"]
+    assert declared.left_out == [] and not marker.exists()

@@ -90,3 +90,12 @@ def test_the_scope_is_the_file_or_the_selected_tests_in_it() -> None:
 def test_own_reasons_come_from_the_lines_naming_each_test() -> None:
     summary = f"could not repair 2 (first, {A}: x)\nNot repaired:\n- {A}: value\n- {B}: type"
     assert own_reasons(summary, [A, B, C]) == {A: "value", B: "type"}
+
+
+def test_a_green_test_failing_only_when_run_again_leaves_it_to_the_final_gate() -> None:
+    """A test that keeps state between runs in one process (a registry filled twice)
+    passes its first run and fails the repeats: not a test the change broke."""
+    baseline, group = _baseline({A: "failed", C: "passed"}, [A])
+    repeats = _failure(C, "assert len(REGISTRY) == 1", passes=1)
+    verdict = judge(_run({A: "passed", C: "failed"}, [repeats]), group, baseline)
+    assert verdict.problem is None and verdict.fixed == [A]

@@ -78,3 +78,26 @@ def test_a_repair_that_breaks_a_test_green_at_baseline_is_not_kept(
     assert {t["status"] for t in report["tests"]} == {"unfixed"}
     assert "test_add_more" in report["tests"][0]["reason"]
     assert report["changed_files"] == [] and git(repo, "status", "--porcelain") == ""
+
+
+REGISTRY_TESTS = (
+    "from calc import add\n\nREGISTRY = []\n\n\n"
+    "def test_register_once():\n    REGISTRY.append(add)\n    assert len(REGISTRY) == 1\n\n\n"
+    "def test_add():\n    assert add(1, 1) == 3\n"
+)
+
+
+def test_a_test_that_passes_only_once_per_process_does_not_block_the_repair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """marshmallow's class registry: the verification repeats the file in one process, the
+    registry test fails its repeats with or without the repair, and one full run decides."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {"pyproject.toml": PYPROJECT, "calc.py": CALC, "tests/test_r.py": REGISTRY_TESTS},
+    )
+    commit_all(repo)
+    code = main(["fix", str(repo), "--sandbox", "local", "--json", "--model", "builtin"])
+    report = json.loads(capsys.readouterr().out)
+    assert (code, report["status"]) == (0, "fixed"), report
+    assert "assert add(1, 1) == 2" in (repo / "tests/test_r.py").read_text()

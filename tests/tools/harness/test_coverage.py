@@ -160,6 +160,7 @@ def test_missing_coverage_is_reported_with_the_fix(
     venv = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     monkeypatch.setenv("PATH", f"{venv / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))  # activated, as `activate` would do
     root = make_project(tmp_path / "project", PROJECT)
     with LocalSandbox(root) as sandbox:
         run = measure_coverage(sandbox, None, timeout=60)

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from sandbox import Sandbox, SandboxError, SandboxGone
+from tools.harness.testrun import TestRun
 
 Args = TypeVar("Args", bound=BaseModel)
 
@@ -71,6 +72,10 @@ class ToolContext:
     written: set[str] = field(default_factory=set)
     """Paths written through write_file / edit_file: what `fix` may deliver (files that
     commands or test runs create are not part of a repair)."""
+    known_run: TestRun | None = None
+    """The result of `default_tests` as the sandbox stands (a group's share of the
+    baseline): the first `run_tests` of the default scope returns it instead of running
+    pytest again. Any tool that may change the sandbox forgets it (`CHANGES_NOTHING`)."""
     deadline: float | None = None
     """`time.monotonic()` at which the run's wall clock runs out (the Agent sets it);
     commands are cut there, whatever timeout they were given. None: no deadline."""
@@ -165,7 +170,13 @@ class ToolRegistry:
         return _run(tool, context, args)
 
 
+CHANGES_NOTHING = frozenset({"read_file", "list_files", "search", "run_tests", "finish"})
+"""Tools that leave the sandbox's files as they are (a test run's own leftovers aside)."""
+
+
 def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
+    if tool.name not in CHANGES_NOTHING:
+        context.known_run = None
     try:
         return tool.run(context, args)
     except SandboxGone:  # no tool result can help: the run must end, with what it has

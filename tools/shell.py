@@ -79,8 +79,10 @@ def run_shell(ctx: ToolContext, args: RunShellArgs) -> ToolResult:
 
 def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
     tests = [_checked_test_id(test) for test in args.tests or []]
-    timeout = ctx.time_left(ctx.test_timeout)
-    run = run_pytest(ctx.sandbox, tests or ctx.default_tests, timeout=timeout)
+    run, ctx.known_run = (None if tests else ctx.known_run), None
+    if run is None:
+        timeout = ctx.time_left(ctx.test_timeout)
+        run = run_pytest(ctx.sandbox, tests or ctx.default_tests, timeout=timeout)
     return ToolResult(output=render_test_run(run), exit_code=run.exit_code, data=run.model_dump())
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from sandbox import LocalSandbox
-from tools import ToolContext, ToolResult, default_registry
+from tools import TestRun, ToolContext, ToolResult, default_registry
 
 
 def call(ctx: ToolContext, name: str, **arguments: Any) -> ToolResult:
@@ -77,3 +77,25 @@ def test_run_tests_explains_a_missing_test_file(ctx: ToolContext) -> None:
     result = call(ctx, "run_tests", tests=["tests/test_nope.py"])
     assert result.exit_code == 4
     assert "file or directory not found: tests/test_nope.py" in result.output
+
+
+def test_the_known_run_answers_the_first_look_and_any_change_forgets_it(
+    ctx: ToolContext,
+) -> None:
+    # A group's share of the baseline: its first run_tests costs no pytest run.
+    known = TestRun(passed=7, exit_code=0, report_found=True)
+    ctx.known_run = known
+    first = call(ctx, "run_tests")
+    assert first.output.startswith("7 passed, 0 failed") and first.data == known.model_dump()
+    assert ctx.known_run is None
+    # Used once: the next look runs pytest for real.
+    assert call(ctx, "run_tests").output.startswith("1 passed, 2 failed, 1 error in ")
+    # A command may change the files: after it, the known run is not trusted.
+    ctx.known_run = known
+    call(ctx, "run_shell", command="true")
+    assert call(ctx, "run_tests").output.startswith("1 passed, 2 failed, 1 error in ")
+    # Naming tests is a real run too, and reading a file keeps the known run.
+    ctx.known_run = known
+    call(ctx, "read_file", path="tests/test_calc.py")
+    assert ctx.known_run is known
+    assert call(ctx, "run_tests", tests=["tests/test_calc.py::test_add_small"]).exit_code == 0

@@ -1,14 +1,17 @@
 """The fix workflow's first look: whether the suite runs at all, what fails, what is
 merely flaky, and how to group it.
 
-Flaky: each failing test is rerun, unchanged, several times in one pytest process
-(its node id repeated); one that passes at least once is flaky, not broken. A suite that
+Flaky: each failing test is rerun, unchanged, 3 times in one pytest process (its node id
+repeated), and up to 10 times when those reruns were cheap (the rest would take at most a
+quarter of the baseline's time, or 1 s); one that passes at least once is flaky, not
+broken. A suite that
 is green and quick is also run again a few times, so that a flaky test that happened to
 pass is still caught.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
@@ -29,6 +32,8 @@ RERUNS = 10
 _MIN_RERUNS = 3
 _RERUN_BUDGET_S = 20.0
 """The failing tests' own time the reruns may spend, when one run of them is slow."""
+_CHEAP_RERUNS_S = 1.0
+"""Reruns past _MIN_RERUNS cost at most this, or a quarter of the baseline's time."""
 _GREEN_RERUNS = 5
 _GREEN_BUDGET_S = 0.2
 """A green suite whose tests take at most this long is run _GREEN_RERUNS times more."""
@@ -52,6 +57,32 @@ class Baseline:
     groups: list[Group] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
     """Failed at first, passed on an unchanged rerun (the final check may add more)."""
+
+    def view(self, scope: list[str]) -> TestRun:
+        """The baseline run cut to `scope` (files or node ids), as a run of just those
+        would report it; its flaky tests count as passed, as their reruns showed."""
+
+        def inside(nodeid: str) -> bool:
+            return any(nodeid == s or nodeid.startswith((s + "::", s + "[")) for s in scope)
+
+        failures = [f for f in self.run.failures if inside(f.nodeid) and f.nodeid not in self.flaky]
+        outcomes = {n: o for n, o in self.run.outcomes.items() if inside(n)}
+        outcomes.update((n, "passed") for n in self.flaky if n in outcomes)
+        counts = Counter(outcomes.values())
+        return TestRun(
+            passed=counts["passed"],
+            failed=sum(f.outcome == "failed" for f in failures),
+            errors=sum(f.outcome == "error" for f in failures),
+            skipped=counts["skipped"],
+            xfailed=counts["xfailed"],
+            xpassed=counts["xpassed"],
+            failures=failures,
+            outcomes=outcomes,
+            exit_code=1 if failures else 0,
+            report_found=True,
+            collected=len(outcomes),
+            interpreter=self.run.interpreter,
+        )
 
 
 @dataclass(frozen=True)
@@ -121,22 +152,43 @@ def take_baseline(
 
 
 def _red_flaky(sandbox: Sandbox, run: TestRun, timeout: float) -> list[str]:
-    """The failures that pass at least once when rerun unchanged, repeated in one process."""
-    targets = sorted({_target(f) for f in run.failures})
+    """The failures that pass at least once when rerun unchanged, repeated in one process:
+    _MIN_RERUNS times, then up to RERUNS when those reruns were cheap (`_more_reruns`)."""
     spent = sum(f.duration for f in run.failures)
     times = max(_MIN_RERUNS, min(RERUNS, int(_RERUN_BUDGET_S / max(spent, 1e-3))))
-    rerun = run_pytest(sandbox, targets, timeout=timeout * 2, repeat=times)
-    if rerun.timed_out or not rerun.report_found:
-        return []
+    passed: set[str] = set()
+    left, done = run.failures, 0
+    while left and done < times:
+        count = _MIN_RERUNS if not done else times - done
+        targets = sorted({_target(f) for f in left})
+        rerun = run_pytest(sandbox, targets, timeout=timeout * 2, repeat=count, brief=True)
+        if rerun.timed_out or not rerun.report_found:
+            break
+        passed |= _passed_again(left, rerun)
+        left, done = [f for f in left if f.nodeid not in passed], done + count
+        if not _more_reruns(run, rerun, count, times - done):
+            break
+    return [f.nodeid for f in run.failures if f.nodeid in passed]
+
+
+def _passed_again(failures: list[TestOutcome], rerun: TestRun) -> set[str]:
+    """The `failures` that passed at least once in `rerun`, which reran each of them."""
     failed = {f.nodeid: f for f in rerun.failures}
     errors = _files_with_errors(rerun)
-    flaky = []
-    for failure in run.failures:
-        again = failed.get(failure.nodeid)
-        if (again is not None and not again.passes) or _target(failure) in errors:
+    again = set()
+    for failure in failures:
+        other = failed.get(failure.nodeid)
+        if (other is not None and not other.passes) or _target(failure) in errors:
             continue
-        flaky.append(failure.nodeid)
-    return flaky
+        again.add(failure.nodeid)
+    return again
+
+
+def _more_reruns(run: TestRun, rerun: TestRun, done: int, more: int) -> bool:
+    """Whether `more` reruns are worth their time (at most a quarter of the baseline's
+    own, or _CHEAP_RERUNS_S), judged by what `rerun`, `done` reruns, cost."""
+    cost = rerun.duration / max(done, 1) * more
+    return cost <= max(_CHEAP_RERUNS_S, run.duration / 4)
 
 
 def _green_flaky(

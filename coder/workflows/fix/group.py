@@ -22,7 +22,14 @@ from coder.workflows.fix.tampering import added_hooks
 from coder.workflows.fix.verify import describe, find_weakenings
 from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
-from tools import TestRun, allow_all_writes, render_test_run, run_pytest, tests_only_policy
+from tools import (
+    TestRun,
+    allow_all_writes,
+    is_test_module,
+    render_test_run,
+    run_pytest,
+    tests_only_policy,
+)
 
 VERIFY_RUNS = 3
 MAX_ROUNDS = 3
@@ -74,6 +81,15 @@ class Task:
     def scope(self) -> list[str]:
         return scope_of(self.group, self.tests)
 
+    def known(self, sandbox: Sandbox) -> TestRun | None:
+        """The baseline's run of the scope while it still holds: no file the scope's tests
+        could import has changed in `sandbox` (only other test modules have, which no
+        test imports). Then the agent's first look at its tests costs no pytest run."""
+        changed = sandbox.changes()
+        if self.group.file in changed or any(not is_test_module(path) for path in changed):
+            return None
+        return self.baseline.view(self.scope)
+
 
 def repair_group(session: Session, task: Task, shared: Sandbox | None) -> GroupOutcome:
     """One agent for the failing tests of one file, in `shared` (whose earlier changes are
@@ -88,6 +104,7 @@ def _repair_in(sandbox: Sandbox, session: Session, task: Task) -> GroupOutcome:
     policy = allow_all_writes if task.allow_src else tests_only_policy
     key = task.group.file
     agent = session.agent(sandbox, key=key, policy=policy, tests=task.scope)
+    agent.context.known_run = task.known(sandbox)
     result = agent.run(task_for(task.group))
     outcome = _rounds(agent, result, sandbox, session, task)
     return replace(outcome, effort=Effort.of(agent))
@@ -137,7 +154,7 @@ def _kept(group: Group, verdict: Verdict, changes: Changes, summary: str) -> Gro
 def _unchanged(sandbox: Sandbox, session: Session, task: Task, summary: str) -> GroupOutcome:
     """No change made: the tests that pass when run again unchanged are flaky; the others
     keep what the agent said of them."""
-    run = _repeated(sandbox, session, task.scope)
+    run = repeated(sandbox, session, task)
     flaky = [] if run.timed_out or not run.report_found else _passed_once(run, task.group)
     said = own_reasons(summary, task.group.nodeids)
     unfixed = {n: said[n] for n in task.group.nodeids if n in said and n not in flaky}
@@ -157,7 +174,7 @@ def verify(sandbox: Sandbox, session: Session, task: Task, changes: Changes) -> 
     weakenings = find_weakenings(before, changes)
     if weakenings:
         return Verdict(describe(weakenings))
-    run = _repeated(sandbox, session, task.scope)
+    run = repeated(sandbox, session, task)
     if run.timed_out or not run.report_found:
         return Verdict(
             f"the tests of {group.file} did not run to the end {VERIFY_RUNS} times:\n"
@@ -175,11 +192,13 @@ def verify(sandbox: Sandbox, session: Session, task: Task, changes: Changes) -> 
     return replace(verdict, problem=problem)
 
 
-def _repeated(sandbox: Sandbox, session: Session, scope: list[str]) -> TestRun:
-    """`scope` run VERIFY_RUNS times in one pytest process: a flaky repair shows, without
-    paying for a fresh interpreter each time."""
+def repeated(sandbox: Sandbox, session: Session, task: Task) -> TestRun:
+    """The task's scope run once and the group's own tests VERIFY_RUNS times, in one
+    pytest process: a flaky repair shows, without a fresh interpreter each time, and the
+    file's other tests, which the baseline saw pass, are not paid for three times."""
     timeout = session.settings.test_timeout * VERIFY_RUNS
-    return run_pytest(sandbox, scope, timeout=timeout, repeat=VERIFY_RUNS)
+    again = sorted({nodeid.split("[")[0] for nodeid in task.group.nodeids})
+    return run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=again)
 
 
 def _missing_tests(baseline: TestRun, after: TestRun, file: str) -> list[str]:

@@ -29,6 +29,7 @@ PLUGIN_DIR = ".coder/pytest_plugin"
 REPORT_PATH = ".coder/pytest_report.json"
 CURRENT_PATH = REPORT_PATH + ".current"
 ONLY_PATH = ".coder/pytest_only.txt"
+AGAIN_PATH = ".coder/pytest_again.txt"
 OUTPUT_PATH = ".coder/pytest_output.txt"
 ERRORS_PATH = ".coder/pytest_stderr.txt"
 _INTERPRETER = "@@coder-interpreter@@ "
@@ -64,16 +65,24 @@ def pytest_command(tests: list[str] | None = None, runner: str = DEFAULT_RUNNER)
 
 
 def run_pytest(
-    sandbox: Sandbox, tests: list[str] | None, timeout: float, *, repeat: int = 1
+    sandbox: Sandbox,
+    tests: list[str] | None,
+    timeout: float,
+    *,
+    repeat: int = 1,
+    again: list[str] | None = None,
+    brief: bool = False,
 ) -> TestRun:
     """Run pytest (all tests, or the given node ids / paths) and collect the results;
     `repeat` runs each of `tests` that many times in the one process (TestOutcome.runs
-    and .passes count them).
+    and .passes count them), or with `again` runs `tests` once and only the tests named
+    in `again` (node ids, or a function's name for all its parameter sets) the other
+    times. `brief` leaves out pytest's own tracebacks (the report keeps each failure's).
 
     One exec does it all (clear the old report, run, print the output's tail and the new
     report after a marker): each round trip to a container costs tens of milliseconds.
     """
-    result = exec_pytest(sandbox, tests, timeout, repeat=repeat)
+    result = exec_pytest(sandbox, tests, timeout, repeat=repeat, again=again, brief=brief)
     return collect_test_run(sandbox, result, timeout)
 
 
@@ -85,6 +94,8 @@ def exec_pytest(
     runner: str = DEFAULT_RUNNER,
     epilogue: str = "",
     repeat: int = 1,
+    again: list[str] | None = None,
+    brief: bool = False,
 ) -> ExecResult:
     """Run the pytest script in one exec, copying the plugin in first if it is missing.
 
@@ -92,10 +103,11 @@ def exec_pytest(
     printed (its output follows the report; give it its own marker), before the script
     exits with pytest's status. Read the result with `collect_test_run`.
     """
-    script = _script(tests, runner, epilogue)
+    options = ["--tb=no"] if brief else []
+    script = _script([*(tests or []), *options] if tests or brief else None, runner, epilogue)
     if repeat > 1 and tests:
-        files = _files(tests) * repeat + ["--keep-duplicates"]
-        script = _repeated(tests) + _script(files, runner, epilogue)
+        files = _files(tests) * repeat + ["--keep-duplicates", *options]
+        script = _repeated(tests, again) + _script(files, runner, epilogue)
     install(sandbox, PLUGIN_FILE, _plugin_source())  # a new sandbox: spare a failing exec
     result = sandbox.exec(script, timeout=timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
@@ -157,11 +169,17 @@ def _files(tests: list[str]) -> list[str]:
     return list(dict.fromkeys(t.split("::")[0] for t in tests if not t.startswith("-")))
 
 
-def _repeated(tests: list[str]) -> str:
+def _repeated(tests: list[str], again: list[str] | None = None) -> str:
     """Shell that names `tests` to the plugin: pytest runs a repeated node id only once,
-    so their files are repeated and the plugin keeps only `tests`."""
-    names = " ".join(shlex.quote(test) for test in tests if not test.startswith("-"))
-    return f"printf '%s\\n' {names} >{ONLY_PATH}; export CODER_PYTEST_ONLY={ONLY_PATH}; "
+    so their files are repeated and the plugin keeps only `tests` (and after their first
+    run, only `again`)."""
+    script = _listed(tests, ONLY_PATH, "CODER_PYTEST_ONLY")
+    return script + (_listed(again, AGAIN_PATH, "CODER_PYTEST_AGAIN") if again else "")
+
+
+def _listed(names: list[str], path: str, variable: str) -> str:
+    quoted = " ".join(shlex.quote(name) for name in names if not name.startswith("-"))
+    return f"printf '%s\\n' {quoted} >{path}; export {variable}={path}; "
 
 
 def _read_tail(sandbox: Sandbox) -> str:

@@ -259,3 +259,47 @@ def test_repeated_runs_count_runs_and_passes(tmp_path: Path) -> None:
     assert list(alone.outcomes) == ["tests/test_f.py::test_odd_runs_fail"]
     again = failure(alone, "tests/test_f.py::test_odd_runs_fail")
     assert (again.runs, again.passes, alone.collected) == (4, 2, 4)
+
+
+def test_again_repeats_only_the_named_tests_and_brief_keeps_the_report(tmp_path: Path) -> None:
+    make_project(
+        tmp_path,
+        {
+            "tests/test_f.py": "import pytest\n\n\ndef test_ok():\n    pass\n\n\n"
+            "@pytest.mark.parametrize('n', [1, 2])\ndef test_bad(n):\n    assert n == 0\n",
+        },
+    )
+    with LocalSandbox(tmp_path) as sandbox:
+        run = run_pytest(
+            sandbox,
+            ["tests/test_f.py"],
+            60,
+            repeat=3,
+            again=["tests/test_f.py::test_bad"],
+            brief=True,
+        )
+    # The file runs once; the function named in `again` (both parameter sets) 3 times.
+    assert run.collected == 1 + 2 * 3
+    assert run.outcomes["tests/test_f.py::test_ok"] == "passed"
+    bad = failure(run, "tests/test_f.py::test_bad[2]")
+    assert (bad.runs, bad.passes, bad.exc_type) == (3, 0, "AssertionError")
+    # brief: pytest prints no traceback, the report still has the failure's own.
+    assert "def test_bad" not in run.output_tail and bad.message.startswith("assert 2 == 0")
+
+
+def test_a_deep_failure_keeps_the_tests_own_frame(tmp_path: Path) -> None:
+    chain = "".join(f"def f{i}():\n    return f{i + 1}()\n\n\n" for i in range(9))
+    make_project(
+        tmp_path,
+        {
+            "deep.py": chain + "def f9():\n    raise ValueError('deep')\n",
+            "tests/test_deep.py": "from deep import f0\n\n\ndef test_deep():\n    f0()\n",
+        },
+    )
+    with LocalSandbox(tmp_path) as sandbox:
+        run = run_pytest(sandbox, None, timeout=60)
+    deep = failure(run, "tests/test_deep.py::test_deep")
+    frames = [(frame.file, frame.function) for frame in deep.traceback]
+    # Where the test called in, then where it broke: the test's line is its crash line.
+    assert frames[0] == ("tests/test_deep.py", "test_deep") and frames[-1] == ("deep.py", "f9")
+    assert len(frames) == 6 and deep.crash_line == 5

@@ -19,10 +19,7 @@ from typing import Any
 
 import pytest
 
-_MAX_REPR = 2000
-_MAX_MESSAGE_LINES = 15
-_MAX_MESSAGE_CHARS = 3000
-_MAX_FRAMES = 6
+_MAX_REPR, _MAX_MESSAGE_LINES, _MAX_MESSAGE_CHARS, _MAX_FRAMES = 2000, 15, 3000, 6
 _INTERNAL = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "coder_pytest_report")
 _OUTCOME_HOOKS = [  # names in one string: a list literal would take 20 lines
     f"pytest_{name}"
@@ -40,12 +37,9 @@ class _Collector:
         self.root = root
         self.started = time.time()
         self.tests: dict[str, dict[str, Any]] = {}
-        self.failures: dict[str, dict[str, Any]] = {}
-        """Exception details of each test's first failing phase, by node id."""
+        self.failures: dict[str, dict[str, Any]] = {}  # each test's first failing phase
         self.comparison: dict[str, str] | None = None
-        self.run_failed = False
-        self.run_called = False
-        """Whether a phase of the test now running failed; whether its call passed."""
+        self.run_failed = self.run_called = False  # the running test: a phase failed; call passed
         self.collected: int | None = None
 
 
@@ -64,18 +58,31 @@ def pytest_configure(config: Any) -> None:
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     # CODER_PYTEST_ONLY names a file of node ids (or files, classes) to keep: the runner
     # repeats a test by repeating its file, since pytest collects a node id only once.
-    only = os.environ.get("CODER_PYTEST_ONLY")
-    if not only or not os.path.exists(only):
+    # CODER_PYTEST_AGAIN names the tests whose repeats run; the others run once.
+    wanted, again, seen = _names("CODER_PYTEST_ONLY"), _names("CODER_PYTEST_AGAIN"), set()
+    if wanted is None:
         return
-    with open(only, encoding="utf-8") as handle:
-        wanted = {line for line in handle.read().splitlines() if line}
-    prefixes = tuple(end for name in wanted for end in (name + "::", name + "["))
-    keep = [item for item in items if item.nodeid in wanted or item.nodeid.startswith(prefixes)]
+    keep = []
+    for item in items:
+        if wanted(item.nodeid) and (again is None or item.nodeid not in seen or again(item.nodeid)):
+            keep.append(item)
+        seen.add(item.nodeid)
     kept = {id(item) for item in keep}
     dropped = [item for item in items if id(item) not in kept]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+def _names(variable: str) -> Any:
+    """Is a node id listed in the file `variable` names, or inside one listed? (None: no file)"""
+    path = os.environ.get(variable)
+    if not path or not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        names = {line for line in handle.read().splitlines() if line}
+    ends = tuple(end for name in names for end in (name + "::", name + "["))
+    return lambda nodeid: nodeid in names or nodeid.startswith(ends)
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
@@ -104,7 +111,7 @@ def pytest_collection_finish(session: Any) -> None:
 def pytest_assertrepr_compare(config: Any, op: str, left: Any, right: Any) -> None:
     # Called while the failing assert of the current test is being explained.
     if _state is not None:
-        _state.comparison = {"op": op, "left": _safe_repr(left), "right": _safe_repr(right)}
+        _state.comparison = {"op": op, "left": _safe(repr, left), "right": _safe(repr, right)}
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -124,7 +131,7 @@ def _record_failure(item: Any, call: Any) -> None:
         return
     detail: dict[str, Any] = {
         "exc_type": type(value).__name__,
-        "message": _first_lines(_exception_text(value)),
+        "message": _first_lines(_safe(str, value, _MAX_MESSAGE_CHARS)),
         "traceback": _frames(excinfo.tb, _state.root),
     }
     if isinstance(value, AssertionError) and _state.comparison is not None:
@@ -238,7 +245,9 @@ def _phase_outcome(report: Any, current: str) -> str | None:
 
 
 def _frames(tb: Any, root: str) -> list[dict[str, Any]]:
+    # The test's own frame (where it called in), then the innermost (where it broke).
     frames = [f for f in traceback.extract_tb(tb) if not any(m in f.filename for m in _INTERNAL)]
+    frames = frames if len(frames) <= _MAX_FRAMES else frames[:1] + frames[1 - _MAX_FRAMES :]
     return [
         {
             "file": os.path.relpath(f.filename, root) if os.path.isabs(f.filename) else f.filename,
@@ -246,7 +255,7 @@ def _frames(tb: Any, root: str) -> list[dict[str, Any]]:
             "function": f.name,
             "code": (f.line or "").strip()[:200],
         }
-        for f in frames[-_MAX_FRAMES:]
+        for f in frames
     ]
 
 
@@ -265,19 +274,13 @@ def _longrepr_text(report: Any) -> str:
     return str(text if text is not None else report.longrepr)
 
 
-def _exception_text(value: BaseException) -> str:
+def _safe(show: Any, value: Any, limit: int = _MAX_REPR) -> str:
+    """`str` or `repr` of a test's value, cut at `limit`; a broken one must not break the report."""
     try:
-        return str(value)
-    except Exception as exc:  # a broken __str__ must not break the report
-        return f"<str() failed: {type(exc).__name__}>"
-
-
-def _safe_repr(value: Any) -> str:
-    try:
-        text = repr(value)
+        text = str(show(value))
     except Exception as exc:
-        return f"<repr() failed: {type(exc).__name__}: {exc}>"
-    return text if len(text) <= _MAX_REPR else text[:_MAX_REPR] + "..."
+        return f"<{show.__name__}() failed: {type(exc).__name__}: {exc}>"
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _first_lines(text: str, from_end: bool = False) -> str:

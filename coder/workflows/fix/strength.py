@@ -19,6 +19,8 @@ The usual cost of an honest repair: one coverage run, then one mutant run per te
 
 from __future__ import annotations
 
+import weakref
+
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.head import differing, head_python_files
@@ -28,6 +30,8 @@ from sandbox import Sandbox
 from tools import COVERAGE_NOT_INSTALLED, TestRun, is_test_file
 
 MUTANTS_PER_TEST = 8
+_UNMEASURABLE: weakref.WeakSet[Sandbox] = weakref.WeakSet()
+"""Sandboxes without coverage.py: found once, not asked again for each group."""
 _SHOWN = 4
 _ADVICE = (
     "A repaired test must check the real code: do not replace what it tests (monkeypatch, "
@@ -40,7 +44,7 @@ def cannot_fail(
 ) -> str | None:
     """Why the repaired tests could not fail against a change of the code they test, or None."""
     units = _units(repaired)
-    if not units:
+    if not units or sandbox in _UNMEASURABLE:
         return None
     hunt = Hunt(
         sandbox, set(session.files.hashes), session.settings.test_timeout, baseline.run.duration
@@ -48,6 +52,7 @@ def cannot_fail(
     with swapped(sandbox, _original_tests(session, changes)):
         first = hunt.lines(units)
     if first == COVERAGE_NOT_INSTALLED:
+        _UNMEASURABLE.add(sandbox)  # said once: the next groups' repairs are not measured
         return _unmeasured(session, first)
     covered = first[0] if isinstance(first, tuple) else {}
     for unit in units:

@@ -22,12 +22,11 @@ from coder.delivery.report import FixReport, TestCounts, TestResult
 from coder.models import Model
 from coder.workflows.fix.baseline import Baseline, BaselineOutcome, first_look
 from coder.workflows.fix.final import FinalGate, final_check, merge, sync
-from coder.workflows.fix.group import VERIFY_RUNS, GroupOutcome, Task, repair_group
-from coder.workflows.fix.judge import scope_of
+from coder.workflows.fix.group import GroupOutcome, Task, repair_group, repeated
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox, SandboxError
-from tools import is_test_module, run_pytest
+from tools import is_test_module
 
 STATUSES = ("repaired", "unfixed", "flaky")
 FLAKY = "failed and passed with no change that explains it: flaky, not broken"
@@ -140,8 +139,7 @@ def _already_repaired(
         return None
     group = task.group
     # As strict as a repair's verification: a flaky test passing once by luck is no fix.
-    timeout = session.settings.test_timeout * VERIFY_RUNS
-    run = run_pytest(shared, scope_of(group, task.tests), timeout=timeout, repeat=VERIFY_RUNS)
+    run = repeated(shared, session, task)
     if run.failures or run.timed_out or not run.report_found:
         return None
     files = ", ".join(sorted({path for o in earlier for path in o.changes}))

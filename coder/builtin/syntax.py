@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -10,11 +11,22 @@ Found = TypeVar("Found")
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+@functools.lru_cache(maxsize=64)
 def parse(text: str) -> ast.Module | None:
+    """The module's tree, or None when it does not parse. Planners ask for the same files
+    again and again (each failure re-reads its test and its callee's module): the trees
+    are cached, and shared, so no caller may change one."""
     try:
         return ast.parse(text)
     except (SyntaxError, ValueError):
         return None
+
+
+@functools.lru_cache(maxsize=64)
+def walked(text: str) -> tuple[ast.AST, ...]:
+    """Every node of the module's tree (`ast.walk` order), cached like `parse`."""
+    tree = parse(text)
+    return () if tree is None else tuple(ast.walk(tree))
 
 
 def contains(node: ast.AST, line: int) -> bool:

@@ -42,6 +42,18 @@ def plan_attribute(
     return make_edits(path, source, replacements)
 
 
+def attribute_module(tree: ast.Module, name: str) -> str | None:
+    """The one module the test reads `name` from (as `module.name`), or None."""
+    bindings = _module_bindings(tree)
+    modules = {
+        _dotted(node.value, bindings)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == name
+    }
+    modules.discard(None)
+    return modules.pop() if len(modules) == 1 else None
+
+
 def _replace_use(
     source: SourceText, path: str, node: ast.Attribute, module: str, found: Found, spelling: str
 ) -> Replacement:

@@ -13,6 +13,7 @@ one containing the old name (or contained in it), or else clearly the closest to
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from difflib import SequenceMatcher
 
@@ -20,7 +21,7 @@ from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refu
 from coder.builtin.repair.history import Before, Replaced, replaced
 from coder.builtin.repair.renames import CLOSE_RATIO
 from coder.builtin.source import Replacement, SourceText, make_edits
-from coder.builtin.syntax import called_name, contains, parse
+from coder.builtin.syntax import called_name, contains, parse, walked
 from tools import TestOutcome
 
 _UNEXPECTED = re.compile(r"([\w.<>]+)\(\) got an unexpected keyword argument '(\w+)'")
@@ -48,7 +49,8 @@ def plan_kwarg(
     callee, signatures = _signatures(qualified, definitions, old)
     if not signatures:
         return refuse(where, f"cannot find the current definition of {qualified}()")
-    calls = _calls(tree, _callee_names(tree, callee), old)
+    nodes = walked(test_source)
+    calls = _calls(nodes, _callee_names(nodes, callee), old)
     failing = [call for call in calls if any(contains(call, n) for n in _lines(outcome, path))]
     if not failing:
         return refuse(where, f"no call passing {old}= to {callee}() on the failing lines")
@@ -130,19 +132,19 @@ def _passed(call: ast.Call, params: list[str]) -> set[str]:
     return {kw.arg for kw in call.keywords if kw.arg} | set(positional)
 
 
-def _calls(tree: ast.Module, names: set[str], old: str) -> list[ast.Call]:
+def _calls(nodes: tuple[ast.AST, ...], names: set[str], old: str) -> list[ast.Call]:
     return [
         node
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.Call) and called_name(node) in names
         and any(kw.arg == old for kw in node.keywords)
     ]  # fmt: skip
 
 
-def _callee_names(tree: ast.Module, callee: str) -> set[str]:
+def _callee_names(nodes: tuple[ast.AST, ...], callee: str) -> set[str]:
     """`callee` and the aliases the test imports it under."""
     names = {callee}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom):
             names |= {a.asname for a in node.names if a.name == callee and a.asname}
     return names
@@ -155,11 +157,20 @@ def _signatures(qualified: str, definitions: Definitions, old: str) -> tuple[str
     callee = parts[-2] if is_init else parts[-1]
     found: list[list[str]] = []
     for _, text in (entry for entries in definitions.values() for entry in entries):
-        tree = parse(text)
-        if tree is not None:
-            found += _class_params(tree, callee) if is_init else _function_params(tree, callee)
+        found += [list(params) for params in _params_in(text, callee, is_init)]
     unique = [params for i, params in enumerate(found) if params not in found[:i]]
     return callee, [params for params in unique if old not in params]
+
+
+@functools.lru_cache(maxsize=256)
+def _params_in(text: str, callee: str, is_init: bool) -> tuple[tuple[str, ...], ...]:
+    """The keyword parameters of each definition of `callee` in the module `text`
+    (its `__init__` when `is_init`); cached, since every failure asks again."""
+    tree = parse(text)
+    if tree is None:
+        return ()
+    found = _class_params(tree, callee) if is_init else _function_params(tree, callee)
+    return tuple(tuple(params) for params in found)
 
 
 def _function_params(tree: ast.Module, name: str) -> list[list[str]]:

@@ -13,7 +13,7 @@ import ast
 import re
 
 from coder.builtin.plan import FailureLike, Plan, as_outcome, failing_line, refuse
-from coder.builtin.repair.attributes import plan_attribute
+from coder.builtin.repair.attributes import attribute_module, plan_attribute
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.repair.renames import Found, resolve
 from coder.builtin.source import Replacement, SourceText, make_edits
@@ -38,7 +38,19 @@ def plan_import(failure: FailureLike, test_source: str, path: str, index: Module
         return _plan_missing_module(tree, source, path, index, found.group(1))
     if found := _NO_ATTRIBUTE.search(message):
         return plan_attribute(tree, source, path, index, found.group(1), found.group(2))
+    module = _bare_attribute(outcome.exc_type, message, tree)
+    if module is not None:  # a module's own __getattr__ raised AttributeError(name)
+        return plan_attribute(tree, source, path, index, module, message.strip())
     return refuse(where, "not an import error this engine understands")
+
+
+def _bare_attribute(exc_type: str | None, message: str, tree: ast.Module) -> str | None:
+    """The module of `module.name` when a module-level `__getattr__` raised
+    `AttributeError(name)`: the message is the bare name, read in the test from one module."""
+    name = message.strip()
+    if exc_type != "AttributeError" or not name.isidentifier():
+        return None
+    return attribute_module(tree, name)
 
 
 def _plan_from_import(

@@ -39,6 +39,7 @@ def resolve(index: ModuleIndex, old_module: str, name: str, taken: set[str]) -> 
     if name in index.names(old_module):
         return f"`{name}` is still defined in {old_module}: the import fails for another reason"
     history = _from_history(index, old_module, name, taken)
+    history = history if history is not None else _renamed_below(index, old_module, name, taken)
     if history is not None:
         return history
     hinted = [found for found in hinted if found.name not in taken]
@@ -63,6 +64,36 @@ def _from_history(
         return found.describe(f"`{name}`", module)
     how = f"renamed to {found.new}: {module} had {name} at the last commit, and {found.new} since"
     return Found(module, found.new, how)
+
+
+def _renamed_below(index: ModuleIndex, package: str, name: str, taken: set[str]) -> Found | None:
+    """A package re-exporting `name` from a submodule where it was renamed: the one
+    submodule whose history lost `name` and gained one plausible name in its place. The
+    new name is spelled from the package when the package re-exports it too."""
+    answers: set[tuple[str, str]] = set()
+    for module in index.family(package):
+        before = index.names_before(module) if module != package else None
+        fits = lambda n: _plausible(name, n) and n not in taken  # noqa: E731
+        found = replaced(sorted(before or ()), sorted(index.names(module)), name, fits)
+        if found is not None and found.new is not None:
+            answers.add((module, found.new))
+    if len(answers) != 1:
+        return None
+    module, new = answers.pop()
+    home = package if _reexports(index.source(package), new) else module
+    how = f"renamed to {new}: {module} had {name} at the last commit, and {new} since"
+    return Found(home, new, how)
+
+
+def _reexports(text: str, name: str) -> bool:
+    """The package's own top level imports `name` (`from .sub import x as name`)."""
+    tree = parse(text)
+    return tree is not None and any(
+        (alias.asname or alias.name) == name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    )
 
 
 CLEAR_MARGIN = 0.15

@@ -110,6 +110,34 @@ def test_a_history_that_added_several_names_is_an_honest_refusal() -> None:
     refusal(plan, "slugify` was removed from blog.slug", "slug_words, slugified, slugs")
 
 
+PACKAGE = "from .render import render_string as render_string\n\n\ndef __getattr__(name):\n"
+PACKAGE += "    raise AttributeError(name)\n"
+RENDER_NOW = "def render_string(s): ...\ndef render(t): ...\ndef render_stream(s): ...\n"
+RENDER_TESTS = "import web\n\n\ndef test_render():\n    assert web.render_template('x') == 'x'\n"
+
+
+def test_a_name_renamed_in_a_submodule_is_followed_through_the_package() -> None:
+    # The package's own __getattr__ raises AttributeError('render_template'): a bare name.
+    failure = TestOutcome(
+        nodeid="tests/t.py::test_render", outcome="failed", file="tests/t.py", crash_line=5,
+        exc_type="AttributeError", message="render_template",
+    )  # fmt: skip
+    sources = {"web": PACKAGE, "web.render": RENDER_NOW}
+    paths = {"web": "web/__init__.py", "web.render": "web/render.py"}
+    then = {
+        "web/__init__.py": PACKAGE.replace("render_string", "render_template"),
+        "web/render.py": RENDER_NOW.replace("render_string", "render_template"),
+    }
+    index = ModuleIndex(sources, paths, history(then))
+    plan = plan_import(failure, RENDER_TESTS, "tests/t.py", index)
+    # Spelled from the package, which re-exports the new name.
+    assert edited(RENDER_TESTS, plan) == RENDER_TESTS.replace("render_template", "render_string")
+    assert isinstance(plan, list) and "web.render had render_template" in plan[0].reason
+    # A bare name the test never reads from a module is no import error at all.
+    other = "import web\n\n\ndef test_render():\n    assert object().render_template\n"
+    refusal(plan_import(failure, other, "tests/t.py", index), "not an import error")
+
+
 # -- helper modules ------------------------------------------------------------------------
 
 HELPER = "from sanitize import clean\n\n\ndef cleaned(html):\n    return clean(html, strip=True)\n"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coder.builtin.literals import is_parsed, node_value, same
-from coder.builtin.syntax import parse
+from coder.builtin.syntax import contains, parse
 
 Tables = Mapping[str, tuple[str, str]]
 """{name the test module imports: (path, source) of the test-side module defining it}."""
@@ -80,7 +80,7 @@ def _imported(
     tree: ast.Module, table: ast.expr | None, tables: Tables
 ) -> tuple[ast.Module, str, str] | None:
     """(tree, path, source) of the module a table name not assigned here comes from."""
-    if not isinstance(table, ast.Name) or _module_assignment(tree, table.id) is not None:
+    if not isinstance(table, ast.Name) or _assignment(tree, table.id, table.lineno) is not None:
         return None
     path, text = tables.get(table.id, ("", ""))
     other = parse(text) if path else None
@@ -152,7 +152,7 @@ def _literal_rows(tree: ast.Module, node: ast.expr, depth: int) -> list[ast.expr
     if depth <= 0:
         return None
     if isinstance(node, ast.Name):
-        value = _module_assignment(tree, node.id)
+        value = _assignment(tree, node.id, node.lineno)
         return _literal_rows(tree, value, depth - 1) if value is not None else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _joined([node.left, node.right], tree, depth)
@@ -201,9 +201,25 @@ def _numbered(entries: list[tuple[list[ast.expr], str | None]]) -> list[Row]:
     return rows
 
 
+def _assignment(tree: ast.Module, name: str, line: int) -> ast.expr | None:
+    """What `name` is bound to where it is read (`line`): a class body's own assignment
+    before that line (a decorator runs in its class's namespace), else the module's."""
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and contains(n, line)]
+    for owner in sorted(classes, key=lambda node: node.lineno, reverse=True):
+        earlier = [n for n in owner.body if n.lineno < line]
+        found = _assigned(earlier, name)
+        if found is not None:
+            return found
+    return _module_assignment(tree, name)
+
+
 def _module_assignment(tree: ast.Module, name: str) -> ast.expr | None:
+    return _assigned(tree.body, name)
+
+
+def _assigned(body: list[ast.stmt], name: str) -> ast.expr | None:
     found = None
-    for node in tree.body:
+    for node in body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == name for t in node.targets
         ):

@@ -3,7 +3,8 @@
     run_tests -> for each failure: read its test file, classify, gather what the planner
     needs (definitions, a module index), plan against the text earlier plans leave ->
     edit_file every Edit of the pass in one batch -> run_tests again, up to MAX_PASSES
-    while edits apply -> finish with every repair and refusal.
+    while edits apply, then up to EXTRA_PASSES more (each running only the tests it edited
+    for) -> finish with every repair and refusal.
 
 Each test's outcome is its own. Line numbers follow the edits staged earlier in a pass
 (`LineShifts`). When failures remain at the end, the edits that serve only tests left
@@ -15,7 +16,6 @@ exception types.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
@@ -36,29 +36,19 @@ from coder.builtin.repair.lines import LineShifts
 from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.repair.summary import Outcome, rejected_summary, summary
 from coder.builtin.repair.triage import classify, kwarg_callee, plan_for
+from coder.builtin.repair.workspace import (
+    Workspace,
+    failure_signature,
+    merged,
+    red_tests,
+    run_tests,
+)
 from tools import TestOutcome, TestRun
 
 MAX_PASSES = 3
-
-
-@dataclass
-class Workspace:
-    """What the policy has read, and the files as they were before its first edit."""
-
-    texts: dict[str, str] = field(default_factory=dict)
-    """Files as read, with the edits planned so far applied."""
-    originals: dict[str, str] = field(default_factory=dict)
-    """Files as they were before the first edit, for withdrawing the edits."""
-    index: ModuleIndex | None = None
-    definitions: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    shifts: LineShifts = field(default_factory=LineShifts)
-    """How the edits staged since the last test run moved the lines pytest reported."""
-    settings: dict[str, str] | None = None
-    """The files that may set the line length, once read."""
-    before: Before | None = None
-    """The source's history (from the workflow, which reads git on the host), if any."""
-    absent: set[str] = field(default_factory=set)
-    """Paths looked for (helpers, tables) that are not there: not asked for again."""
+EXTRA_PASSES = 5
+"""Passes past MAX_PASSES while each still plans edits (a test with eight stale raises
+lines fails at one a run); they run only the tests they edited for."""
 
 
 class RepairPolicy:
@@ -70,18 +60,20 @@ class RepairPolicy:
         self.ledger = Ledger()
 
     def run(self) -> Policy:
-        run = yield from _run_tests()
+        run = yield from run_tests()
         if run is None:
             return "builtin engine: run_tests gave no structured result; nothing was changed"
         self.outcome.first = self.outcome.last = run
-        for _ in range(MAX_PASSES):
+        for number in range(MAX_PASSES + EXTRA_PASSES):
             made = (yield from self._repair_pass(run)) if run.failures else []
             if not made:
                 break
-            after = yield from _run_tests()
+            narrow = sorted({test for entry in made for test in entry.tests})
+            after = yield from run_tests(narrow if number >= MAX_PASSES else None)
             if after is None:
                 break
-            self.ledger.credit(made, _red(run), _red(after))
+            after = merged(run, after) if number >= MAX_PASSES else after
+            self.ledger.credit(made, red_tests(run), red_tests(after))
             run = self.outcome.last = after
         if self.outcome.last.failures and self.ledger.entries:
             yield from self._settle()
@@ -100,7 +92,7 @@ class RepairPolicy:
         """Withdraw the edits that serve only tests left red, and run the tests again,
         until the edits kept hold; if they never do, withdraw every edit."""
         for _ in range(MAX_PASSES):
-            red = _red(self.outcome.last)
+            red = red_tests(self.outcome.last)
             dropped = self.ledger.serving_only(red)
             if not dropped:
                 return None
@@ -109,7 +101,7 @@ class RepairPolicy:
                 break
             if not self.ledger.kept and all(e.tests <= red for e in self.ledger.entries):
                 return None  # every file is its original again: the last run's reds stand
-            run = yield from _run_tests()
+            run = yield from run_tests()
             if run is None:
                 break
             self.outcome.last = run
@@ -130,7 +122,7 @@ class RepairPolicy:
         against the text the earlier plans leave."""
         planned: list[tuple[TestOutcome, Edit]] = []
         for failure in failures:
-            signature = _signature(failure)
+            signature = failure_signature(failure)
             if self.outcome.refused.get(failure.nodeid, ("",))[0] == signature:
                 continue  # planners are deterministic: the same failure, the same answer
             plan = yield from self._plan(self.workspace.shifts.failure(failure))
@@ -155,7 +147,7 @@ class RepairPolicy:
                 self.workspace.texts.pop(edit.path, None)
                 why = result.content.removeprefix("Error: ").splitlines()[0]
                 reason = f"edit_file refused {edit.path}:{edit.line}: {why}"
-                self.outcome.refused[failure.nodeid] = (_signature(failure), reason)
+                self.outcome.refused[failure.nodeid] = (failure_signature(failure), reason)
             else:
                 made.append(self.ledger.add(edit, failure.nodeid))
         return made
@@ -279,19 +271,3 @@ class RepairPolicy:
             if not result.failed:
                 self.workspace.texts[path] = text
         return not any(result.failed for result in results)
-
-
-def _red(run: TestRun) -> set[str]:
-    return {failure.nodeid for failure in run.failures}
-
-
-def _run_tests() -> Steps[TestRun | None]:
-    [result] = yield [ToolRequest("run_tests", {})]
-    if result.data is None:
-        return None
-    return TestRun.model_validate(result.data)
-
-
-def _signature(failure: TestOutcome) -> str:
-    comparison = failure.comparison.model_dump_json() if failure.comparison else ""
-    return f"{failure.exc_type}|{failure.message}|{comparison}"

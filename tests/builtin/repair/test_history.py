@@ -4,6 +4,7 @@ built from literal lists: source strings in, exact edits or an honest refusal ou
 from __future__ import annotations
 
 import ast
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -215,6 +216,18 @@ def test_rows_a_comprehension_computes_are_refused() -> None:
     assert "computed by a comprehension" in element(source, "t.py::test_size[n0-e0]", "1 B")
     other = "from tests.cases import CASES\n" + TABLE_TEST
     assert "not a literal list in this file" in element(other, "t.py::test_size[1-a]", "a")
+
+
+def test_a_class_attribute_table_is_found_in_the_class_body() -> None:
+    # The decorator runs in the class's namespace: its own CASES, not the module's.
+    source = 'CASES = [(1, "1 B")]\n\n\nclass TestSize:\n    CASES = [(1536, "1.5 KB")]\n'
+    source += textwrap.indent(TABLE_TEST.replace("(n, ", "(self, n, "), "    ")
+    tree = ast.parse(source)
+    func = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    found = find_element(tree, func, "expected", "t.py::TestSize::test_size[1536-1.5 KB]", "1.5 KB")
+    assert not isinstance(found, str)
+    node = found.node if isinstance(found, Located) else found
+    assert (node.lineno, ast.literal_eval(node)) == (5, "1.5 KB")
 
 
 def test_a_row_of_a_table_imported_from_a_helper_is_found_in_that_file() -> None:

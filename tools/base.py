@@ -76,6 +76,9 @@ class ToolContext:
     """The result of `default_tests` as the sandbox stands (a group's share of the
     baseline): the first `run_tests` of the default scope returns it instead of running
     pytest again. Any tool that may change the sandbox forgets it (`CHANGES_NOTHING`)."""
+    fresh_run: TestRun | None = None
+    """The last `run_tests` of the default scope, while no tool has changed the sandbox
+    since: the workflow's verification counts it as one of its runs."""
     deadline: float | None = None
     """`time.monotonic()` at which the run's wall clock runs out (the Agent sets it);
     commands are cut there, whatever timeout they were given. None: no deadline."""
@@ -176,7 +179,7 @@ CHANGES_NOTHING = frozenset({"read_file", "list_files", "search", "run_tests", "
 
 def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
     if tool.name not in CHANGES_NOTHING:
-        context.known_run = None
+        context.known_run = context.fresh_run = None
     try:
         return tool.run(context, args)
     except SandboxGone:  # no tool result can help: the run must end, with what it has

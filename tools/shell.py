@@ -83,6 +83,7 @@ def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
     if run is None:
         timeout = ctx.time_left(ctx.test_timeout)
         run = run_pytest(ctx.sandbox, tests or ctx.default_tests, timeout=timeout)
+        ctx.fresh_run = None if tests else run
     return ToolResult(output=render_test_run(run), exit_code=run.exit_code, data=run.model_dump())
 
 

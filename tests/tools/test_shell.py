@@ -99,3 +99,17 @@ def test_the_known_run_answers_the_first_look_and_any_change_forgets_it(
     call(ctx, "read_file", path="tests/test_calc.py")
     assert ctx.known_run is known
     assert call(ctx, "run_tests", tests=["tests/test_calc.py::test_add_small"]).exit_code == 0
+
+
+def test_the_last_run_of_the_scope_is_fresh_until_a_tool_may_change_the_sandbox(
+    ctx: ToolContext,
+) -> None:
+    call(ctx, "run_tests")
+    assert ctx.fresh_run is not None and ctx.fresh_run.failed == 2
+    call(ctx, "read_file", path="tests/test_calc.py")
+    assert ctx.fresh_run is not None  # reading changes nothing
+    call(ctx, "write_file", path="tests/test_new.py", content="def test_x():\n    pass\n")
+    assert ctx.fresh_run is None
+    call(ctx, "run_tests")
+    call(ctx, "run_tests", tests=["tests/test_calc.py::test_add_small"])
+    assert ctx.fresh_run is None  # a narrower run is not a run of the scope

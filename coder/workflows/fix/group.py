@@ -17,6 +17,7 @@ from coder.agent.prompts import FIX_TASK
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline, Group
 from coder.workflows.fix.judge import STILL_RED, Verdict, judge, own_reasons, scope_of
+from coder.workflows.fix.samples import combined
 from coder.workflows.fix.strength import cannot_fail
 from coder.workflows.fix.tampering import added_hooks
 from coder.workflows.fix.verify import describe, find_weakenings
@@ -128,7 +129,7 @@ def _rounds(
         changes = _own_changes(sandbox.changes(), agent.context.written)
         if not changes:
             return _unchanged(sandbox, session, task, result.summary)
-        verdict = verify(sandbox, session, task, changes)
+        verdict = verify(sandbox, session, task, changes, agent.context.fresh_run)
         if verdict.problem is None:
             return _kept(group, verdict, changes, result.summary)
         problem = verdict.problem
@@ -167,14 +168,17 @@ def _passed_once(run: TestRun, group: Group) -> list[str]:
     return [n for n in group.nodeids if run.outcomes.get(n) == "passed" or passes.get(n, 0)]
 
 
-def verify(sandbox: Sandbox, session: Session, task: Task, changes: Changes) -> Verdict:
-    """Each test's verdict on the change, and why it must not be kept (or None)."""
+def verify(
+    sandbox: Sandbox, session: Session, task: Task, changes: Changes, prior: TestRun | None = None
+) -> Verdict:
+    """Each test's verdict on the change, and why it must not be kept (or None); `prior`
+    is the agent's own run of the scope on these files, if it has one (samples.py)."""
     group, baseline = task.group, task.baseline
     before = session.files.originals_of(changes)
     weakenings = find_weakenings(before, changes)
     if weakenings:
         return Verdict(describe(weakenings))
-    run = repeated(sandbox, session, task)
+    run = repeated(sandbox, session, task, prior)
     if run.timed_out or not run.report_found:
         return Verdict(
             f"the tests of {group.file} did not run to the end {VERIFY_RUNS} times:\n"
@@ -192,12 +196,18 @@ def verify(sandbox: Sandbox, session: Session, task: Task, changes: Changes) -> 
     return replace(verdict, problem=problem)
 
 
-def repeated(sandbox: Sandbox, session: Session, task: Task) -> TestRun:
+def repeated(
+    sandbox: Sandbox, session: Session, task: Task, prior: TestRun | None = None
+) -> TestRun:
     """The task's scope run once and the group's own tests VERIFY_RUNS times, in one
     pytest process: a flaky repair shows, without a fresh interpreter each time, and the
-    file's other tests, which the baseline saw pass, are not paid for three times."""
+    file's other tests, which the baseline saw pass, are not paid for three times. With
+    `prior` (the agent's run of the scope on these files) only the repeats are run."""
     timeout = session.settings.test_timeout * VERIFY_RUNS
     again = sorted({nodeid.split("[")[0] for nodeid in task.group.nodeids})
+    if prior is not None and prior.report_found and not prior.timed_out:
+        more = VERIFY_RUNS - 1
+        return combined(prior, run_pytest(sandbox, again, timeout=timeout, repeat=more), more)
     return run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=again)
 
 

@@ -116,8 +116,9 @@ def check_environment(session: Session, sandbox: Sandbox) -> Readiness:
         f"interpreter: {interpreter.path} ({interpreter.reason}; Python {probe.version}, {pytest})"
     )
     stop = _cannot_import(probe, packages, interpreter, local)
-    if stop is None and _leaks(probe, packages):
-        again = _import_the_copy(session, sandbox, packages, _leaks(probe, packages))
+    leaks = _leaks(probe, packages, image=not local)
+    if stop is None and leaks:
+        again = _import_the_copy(session, sandbox, packages, leaks)
         probe, failure = _probe(sandbox, command, timeout)
         stop = _still_outside(probe, packages, again, failure)
         if stop is None and probe is not None:
@@ -198,8 +199,10 @@ def _missing_dependency(probe: _Probe, packages: list[Package]) -> tuple[str, st
     return None
 
 
-def _leaks(probe: _Probe, packages: list[Package]) -> dict[str, str]:
-    """Each project package imported from outside the workspace -> where it came from."""
+def _leaks(probe: _Probe, packages: list[Package], image: bool = False) -> dict[str, str]:
+    """Each project package imported from outside the workspace -> where it came from;
+    in coder's image (`image`, which gets the dependencies only), also a package of a
+    src layout that is not installed at all."""
     found = {}
     for package in packages:
         module = probe.modules.get(package.name)
@@ -208,6 +211,9 @@ def _leaks(probe: _Probe, packages: list[Package]) -> dict[str, str]:
             found[package.name] = f"{package.name} from {where}"
         elif module and module.missing == package.name and probe.installed is not None:
             found[package.name] = f"{package.name} {_installed_from(probe.installed)}"
+        elif image and module and module.missing == package.name and package.root != ".":
+            # Its folder on PYTHONPATH is what an editable install of the copy would give.
+            found[package.name] = f"{package.name} is not installed in the sandbox"
     return found
 
 

@@ -15,7 +15,7 @@ import pytest
 from coder.cli import main
 from sandbox import LocalSandbox
 from sandbox.docker import DockerSandbox
-from tests.helpers import SandboxFactory, commit_all, copy_fixture, git, write_tree
+from tests.helpers import TEST_IMAGE, SandboxFactory, commit_all, copy_fixture, git, write_tree
 from tests.workflows.test_sandboxes import no_bubblewrap  # noqa: F401 (a fixture)
 from tests.workflows.venvs import (
     TEST_TOOLS,
@@ -197,3 +197,26 @@ def test_without_bubblewrap_an_editable_pth_would_import_the_checkout(
     code, report, said = _run(capsys, "fix", str(repo), "--dry-run")
     assert f"greeter from {source}" in said and "putting the copy's src first" in said
     assert (code, report["status"]) == (0, "fixed"), report
+
+
+@pytest.mark.docker
+def test_in_docker_a_src_layout_that_is_not_installed_imports_the_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # coder's image gets the project's dependencies, not the project: its src/ goes first
+    # on PYTHONPATH, as an editable install of the copy would put it.
+    files = {
+        "pyproject.toml": '[project]\nname = "shapes"\n',
+        "src/shapes/__init__.py": "def label(kind):\n    return kind.upper() + '!'\n",
+        "tests/test_shapes.py": "from shapes import label\n\n\ndef test_label():\n"
+        '    assert label("box") == "BOX"\n',
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    commit_all(repo)
+    argv = ["fix", str(repo), "--model", "builtin", "--json", "--sandbox", "docker"]
+    code = main([*argv, "--image", TEST_IMAGE, "--deps", "off"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert "shapes is not installed in the sandbox): putting the copy's src first" in captured.err
+    assert (code, report["status"], report["before"]["failed"]) == (0, "fixed", 1)
+    assert 'label("box") == "BOX!"' in (repo / "tests/test_shapes.py").read_text()

@@ -6,6 +6,7 @@ records the per-test facts, including both operands of a failed comparison.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import ClassVar
 
 from pydantic import BaseModel, Field
@@ -89,6 +90,19 @@ class TestRun(BaseModel):
     @property
     def ok(self) -> bool:
         return self.report_found and self.exit_code == 0 and not self.failures
+
+    def with_outcomes(self, failures: list[TestOutcome], outcomes: dict[str, str]) -> TestRun:
+        """This run with other `failures` and `outcomes`, its counts taken from them."""
+        counts = Counter(outcomes.values())
+        return self.model_copy(
+            update={
+                "failures": failures,
+                "outcomes": outcomes,
+                **{name: counts[name] for name in ("passed", "failed", "skipped", "xfailed")},
+                "xpassed": counts["xpassed"],
+                "errors": counts["error"],
+            }
+        )
 
 
 _MAX_SHOWN_FAILURES = 15

@@ -4,7 +4,6 @@ into the last whole picture."""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 from coder.builtin.engine import Steps, ToolRequest
@@ -55,14 +54,4 @@ def merged(last: TestRun, part: TestRun) -> TestRun:
     """`last` with the outcomes of the tests `part` ran replaced by `part`'s own."""
     ran = set(part.outcomes)
     failures = [f for f in last.failures if f.nodeid not in ran] + part.failures
-    outcomes = {**last.outcomes, **part.outcomes}
-    counts = Counter(outcomes.values())
-    return last.model_copy(
-        update={
-            "failures": failures,
-            "outcomes": outcomes,
-            "passed": counts["passed"],
-            "failed": counts["failed"],
-            "errors": counts["error"],
-        }
-    )
+    return last.with_outcomes(failures, {**last.outcomes, **part.outcomes})

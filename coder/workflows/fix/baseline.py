@@ -11,7 +11,6 @@ pass is still caught.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
@@ -68,21 +67,13 @@ class Baseline:
         failures = [f for f in self.run.failures if inside(f.nodeid) and f.nodeid not in self.flaky]
         outcomes = {n: o for n, o in self.run.outcomes.items() if inside(n)}
         outcomes.update((n, "passed") for n in self.flaky if n in outcomes)
-        counts = Counter(outcomes.values())
-        return TestRun(
-            passed=counts["passed"],
-            failed=sum(f.outcome == "failed" for f in failures),
-            errors=sum(f.outcome == "error" for f in failures),
-            skipped=counts["skipped"],
-            xfailed=counts["xfailed"],
-            xpassed=counts["xpassed"],
-            failures=failures,
-            outcomes=outcomes,
+        found = TestRun(
             exit_code=1 if failures else 0,
             report_found=True,
             collected=len(outcomes),
             interpreter=self.run.interpreter,
         )
+        return found.with_outcomes(failures, outcomes)
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,8 @@ def combined(prior: TestRun, repeats: TestRun, times: int) -> TestRun:
     for nodeid, outcome in repeats.outcomes.items():
         if outcomes.get(nodeid) not in ("failed", "error"):
             outcomes[nodeid] = outcome
-    return prior.model_copy(
+    return prior.with_outcomes(failures, outcomes).model_copy(
         update={
-            "failures": failures,
-            "outcomes": outcomes,
-            "failed": sum(f.outcome == "failed" for f in failures),
-            "errors": sum(f.outcome == "error" for f in failures),
             "timed_out": prior.timed_out or repeats.timed_out,
             "report_found": prior.report_found and repeats.report_found,
             "outcome_hooks": sorted(set(prior.outcome_hooks) | set(repeats.outcome_hooks)),

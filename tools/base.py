@@ -55,6 +55,8 @@ DEFAULT_TEST_TIMEOUT = 300.0
 """Seconds one pytest run may take (the one source of this default)."""
 DEFAULT_SHELL_TIMEOUT = 120.0
 """Seconds one shell command may take."""
+_CACHED_BYTES = 1024 * 1024
+"""Files up to this size are kept between reads (`ToolContext.reads`)."""
 
 
 @dataclass
@@ -78,10 +80,26 @@ class ToolContext:
     pytest again. Any tool that may change the sandbox forgets it (`CHANGES_NOTHING`)."""
     fresh_run: TestRun | None = None
     """The last `run_tests` of the default scope, while no tool has changed the sandbox
-    since: the workflow's verification counts it as one of its runs."""
+    since: the workflow's verification counts it as its own run."""
+    repeated: tuple[list[str], int] | None = None
+    """Tests that each `run_tests` of the default scope runs again in the same process,
+    and how many runs of them in all: a few repeats cost far less than another pytest
+    start, and so the agent's last run is all the samples the verification needs."""
+    reads: dict[str, bytes] = field(default_factory=dict)
+    """Files read since the last tool that may have changed the sandbox (any but
+    `READS_ONLY`, test runs included): a paged file or a search reads each file once."""
     deadline: float | None = None
     """`time.monotonic()` at which the run's wall clock runs out (the Agent sets it);
     commands are cut there, whatever timeout they were given. None: no deadline."""
+
+    def read(self, path: str) -> bytes:
+        """The file's bytes, from the sandbox once while nothing can have changed it."""
+        data = self.reads.get(path)
+        if data is None:
+            data = self.sandbox.read(path)
+            if len(data) <= _CACHED_BYTES:
+                self.reads[path] = data
+        return data
 
     def approved(self, action: str, detail: str) -> bool:
         return self.approve is None or self.approve(action, detail)
@@ -173,7 +191,9 @@ class ToolRegistry:
         return _run(tool, context, args)
 
 
-CHANGES_NOTHING = frozenset({"read_file", "list_files", "search", "run_tests", "finish"})
+READS_ONLY = frozenset({"read_file", "list_files", "search"})
+"""Tools that run nothing in the sandbox: the files they read are as they were."""
+CHANGES_NOTHING = READS_ONLY | {"run_tests", "finish"}
 """Tools that leave the sandbox's files as they are (a test run's own leftovers aside)."""
 
 
@@ -193,6 +213,9 @@ def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
             output=f"Error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}",
             is_error=True,
         )
+    finally:  # after the tool: what it read before it wrote or ran anything is stale now
+        if tool.name not in READS_ONLY:
+            context.reads.clear()
 
 
 def _format_error(message: str) -> ToolResult:

@@ -138,7 +138,7 @@ def _glob_match(path: str, pattern: str) -> bool:
 def _text_lines(ctx: ToolContext, path: str) -> list[tuple[int, str]]:
     """Numbered lines of a text file; nothing for binary, huge or unreadable files."""
     try:
-        data = ctx.sandbox.read(path)
+        data = ctx.read(path)
     except SandboxGone:
         raise
     except (SandboxError, OSError):
@@ -186,7 +186,7 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
 def read_bytes(ctx: ToolContext, path: str) -> bytes:
     """The file's bytes; a missing or unreadable file is a ToolError that says what to do."""
     try:
-        return ctx.sandbox.read(path)
+        return ctx.read(path)
     except (PathOutsideWorkspace, SandboxGone):
         raise
     except (SandboxError, OSError) as exc:

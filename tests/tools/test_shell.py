@@ -113,3 +113,36 @@ def test_the_last_run_of_the_scope_is_fresh_until_a_tool_may_change_the_sandbox(
     call(ctx, "run_tests")
     call(ctx, "run_tests", tests=["tests/test_calc.py::test_add_small"])
     assert ctx.fresh_run is None  # a narrower run is not a run of the scope
+
+
+def test_a_run_of_the_scope_repeats_the_named_tests_in_the_same_process(ctx: ToolContext) -> None:
+    ctx.default_tests = ["tests/test_calc.py"]
+    ctx.repeated = (["tests/test_calc.py::test_add"], 3)
+    data = call(ctx, "run_tests").data
+    assert data is not None
+    run = TestRun.model_validate(data)
+    [failure] = run.failures
+    assert (failure.nodeid, failure.runs, failure.passes) == ("tests/test_calc.py::test_add", 3, 0)
+    assert run.outcomes["tests/test_calc.py::test_add_small"] == "passed"  # run once
+    assert ctx.fresh_run is not None and ctx.fresh_run.failures[0].runs == 3
+    named = call(ctx, "run_tests", tests=["tests/test_calc.py::test_add"]).data
+    assert named is not None and TestRun.model_validate(named).failures[0].runs == 1
+
+
+def test_reads_come_from_the_sandbox_once_until_a_tool_may_change_it(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[str] = []
+    real = ctx.sandbox.read
+    monkeypatch.setattr(ctx.sandbox, "read", lambda path: reads.append(path) or real(path))
+    for _ in range(2):
+        call(ctx, "read_file", path="calc.py")
+        call(ctx, "search", pattern="def add", path="calc.py")
+    assert reads == ["calc.py"]
+    call(ctx, "run_shell", command="echo 'X = 1' >> calc.py")  # anything run may write
+    assert "X = 1" in call(ctx, "read_file", path="calc.py").output
+    call(ctx, "run_tests")
+    call(ctx, "read_file", path="calc.py")
+    call(ctx, "edit_file", path="calc.py", old="X = 1", new="X = 2")
+    assert "X = 2" in call(ctx, "read_file", path="calc.py").output
+    assert reads.count("calc.py") == 4  # again after the command, the test run and the edit

@@ -147,7 +147,8 @@ def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> Te
     shown = ExecResult(result.exit_code, output, result.stderr, result.timed_out, result.duration)
     run.timed_out, run.output_tail = result.timed_out, _tail(shown)
     if result.timed_out:
-        _mark_timeout(run, timeout, _read_text(sandbox, CURRENT_PATH) or None)
+        running = _read_text(sandbox, CURRENT_PATH).splitlines()
+        _mark_timeout(run, timeout, running[0] if running else None)
     if not run.duration:
         run.duration = result.duration
     return run

@@ -37,6 +37,7 @@ from coder.builtin.repair.modules import ModuleIndex
 from coder.builtin.repair.summary import Outcome, rejected_summary, summary
 from coder.builtin.repair.triage import classify, kwarg_callee, plan_for
 from coder.builtin.repair.workspace import (
+    Learnt,
     Workspace,
     failure_signature,
     merged,
@@ -54,8 +55,8 @@ lines fails at one a run); they run only the tests they edited for."""
 class RepairPolicy:
     """One conversation's repair; `rejected` withdraws its edits if the workflow says no."""
 
-    def __init__(self, before: Before | None = None) -> None:
-        self.workspace = Workspace(before=before)
+    def __init__(self, before: Before | None = None, learnt: Learnt | None = None) -> None:
+        self.workspace = Workspace(before=before, learnt=learnt or Learnt())
         self.outcome = Outcome()
         self.ledger = Ledger()
 
@@ -190,16 +191,16 @@ class RepairPolicy:
         context: Any = None
         if kind == "kwarg":
             name, pattern = kwarg_callee(failure.message) or ("", "")
-            found = yield from definitions(self.workspace.definitions, name, pattern)
+            found = yield from definitions(self.workspace.learnt.definitions, name, pattern)
             context = (found, self.workspace.before)
         elif kind == "import" or (kind == "raises" and "DID NOT RAISE" not in failure.message):
             # A raises repair may need to import the exception class the code raises now.
-            if self.workspace.index is None:
+            if self.workspace.learnt.index is None:
                 modules = yield from module_sources()
                 sources = {module: text for module, (_, text) in modules.items()}
                 paths = {module: path for module, (path, _) in modules.items()}
-                self.workspace.index = ModuleIndex(sources, paths, self.workspace.before)
-            context = self.workspace.index
+                self.workspace.learnt.index = ModuleIndex(sources, paths, self.workspace.before)
+            context = self.workspace.learnt.index
         elif kind == "value":  # a rewritten literal keeps within the project's line length
             limit = yield from self._line_limit()
             context = (limit, (yield from self._tables(failure.file, source)))
@@ -239,9 +240,9 @@ class RepairPolicy:
         return first_found(imported, texts)
 
     def _line_limit(self) -> Steps[int | None]:
-        if self.workspace.settings is None:
-            self.workspace.settings = yield from read_files(list(CONFIG_FILES))
-        return line_limit(self.workspace.settings)
+        if self.workspace.learnt.settings is None:
+            self.workspace.learnt.settings = yield from read_files(list(CONFIG_FILES))
+        return line_limit(self.workspace.learnt.settings)
 
     def _source(self, path: str) -> Steps[str | None]:
         if path not in self.workspace.texts:

@@ -14,6 +14,19 @@ from tools import TestOutcome, TestRun
 
 
 @dataclass
+class Learnt:
+    """What the groups of one run would each read alike: the index of the source modules,
+    the files defining a callee, the files that may set the line length. Read once a run,
+    not once a group (in a container each read is a round trip). It is the project's
+    source and configuration, which a repair of tests does not change; and were it stale,
+    it could only spoil a plan, which the workflow's verification would then reject."""
+
+    index: ModuleIndex | None = None
+    definitions: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    settings: dict[str, str] | None = None
+
+
+@dataclass
 class Workspace:
     """What the policy has read, and the files as they were before its first edit."""
 
@@ -21,12 +34,10 @@ class Workspace:
     """Files as read, with the edits planned so far applied."""
     originals: dict[str, str] = field(default_factory=dict)
     """Files as they were before the first edit, for withdrawing the edits."""
-    index: ModuleIndex | None = None
-    definitions: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    learnt: Learnt = field(default_factory=Learnt)
+    """Shared by the run's groups."""
     shifts: LineShifts = field(default_factory=LineShifts)
     """How the edits staged since the last test run moved the lines pytest reported."""
-    settings: dict[str, str] | None = None
-    """The files that may set the line length, once read."""
     before: Before | None = None
     """The source's history (from the workflow, which reads git on the host), if any."""
     absent: set[str] = field(default_factory=set)

@@ -17,7 +17,6 @@ from coder.agent.prompts import FIX_TASK
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline, Group
 from coder.workflows.fix.judge import STILL_RED, Verdict, judge, own_reasons, scope_of
-from coder.workflows.fix.samples import combined
 from coder.workflows.fix.strength import cannot_fail
 from coder.workflows.fix.tampering import added_hooks
 from coder.workflows.fix.verify import describe, find_weakenings
@@ -82,6 +81,11 @@ class Task:
     def scope(self) -> list[str]:
         return scope_of(self.group, self.tests)
 
+    @property
+    def again(self) -> list[str]:
+        """The group's tests by function (all their parameters): what verification repeats."""
+        return sorted({nodeid.split("[")[0] for nodeid in self.group.nodeids})
+
     def known(self, sandbox: Sandbox) -> TestRun | None:
         """The baseline's run of the scope while it still holds: no file the scope's tests
         could import has changed in `sandbox` (only other test modules have, which no
@@ -106,6 +110,7 @@ def _repair_in(sandbox: Sandbox, session: Session, task: Task) -> GroupOutcome:
     key = task.group.file
     agent = session.agent(sandbox, key=key, policy=policy, tests=task.scope)
     agent.context.known_run = task.known(sandbox)
+    agent.context.repeated = (task.again, VERIFY_RUNS)
     result = agent.run(task_for(task.group))
     outcome = _rounds(agent, result, sandbox, session, task)
     return replace(outcome, effort=Effort.of(agent))
@@ -172,7 +177,8 @@ def verify(
     sandbox: Sandbox, session: Session, task: Task, changes: Changes, prior: TestRun | None = None
 ) -> Verdict:
     """Each test's verdict on the change, and why it must not be kept (or None); `prior`
-    is the agent's own run of the scope on these files, if it has one (samples.py)."""
+    is the agent's own run of the scope on these files, if it has one: its run_tests
+    repeated the group's tests (`ToolContext.repeated`), so it is a whole verification run."""
     group, baseline = task.group, task.baseline
     before = session.files.originals_of(changes)
     weakenings = find_weakenings(before, changes)
@@ -201,14 +207,14 @@ def repeated(
 ) -> TestRun:
     """The task's scope run once and the group's own tests VERIFY_RUNS times, in one
     pytest process: a flaky repair shows, without a fresh interpreter each time, and the
-    file's other tests, which the baseline saw pass, are not paid for three times. With
-    `prior` (the agent's run of the scope on these files) only the repeats are run."""
-    timeout = session.settings.test_timeout * VERIFY_RUNS
-    again = sorted({nodeid.split("[")[0] for nodeid in task.group.nodeids})
+    file's other tests, which the baseline saw pass, are not paid for three times.
+    `prior` is such a run already: the agent's last run of the scope, made by coder's
+    run_tests (a model cannot forge it) on these very files. What changed after it outside
+    them is caught by the final gate, which runs the whole suite on what is delivered."""
     if prior is not None and prior.report_found and not prior.timed_out:
-        more = VERIFY_RUNS - 1
-        return combined(prior, run_pytest(sandbox, again, timeout=timeout, repeat=more), more)
-    return run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=again)
+        return prior
+    timeout = session.settings.test_timeout * VERIFY_RUNS
+    return run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=task.again)
 
 
 def _missing_tests(baseline: TestRun, after: TestRun, file: str) -> list[str]:

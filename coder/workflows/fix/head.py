@@ -12,6 +12,9 @@ from pathlib import Path, PurePosixPath
 
 import git
 
+_READ: dict[tuple[str, str, str], tuple[tuple[str, bytes], ...]] = {}
+"""The files of the last commit read: (commit, work tree, folder) -> (path, bytes)."""
+
 
 def head_python_files(repo: Path) -> dict[str, bytes] | None:
     """Every `.py` file of HEAD under `repo`, by path relative to it; None when `repo`
@@ -29,8 +32,16 @@ def head_python_files(repo: Path) -> dict[str, bytes] | None:
 
 
 def _python_blobs(git_repo: git.Repo, repo: Path) -> dict[str, bytes]:
-    tree = git_repo.head.commit.tree  # ValueError without a commit
+    commit = git_repo.head.commit  # ValueError without a commit
     root = Path(git_repo.working_tree_dir or repo).resolve()
+    key = (commit.hexsha, str(root), str(repo.resolve()))
+    if key not in _READ:  # a commit's tree never changes: read once per run
+        _READ.clear()
+        _READ[key] = _blobs_of(commit.tree, root, repo)
+    return dict(_READ[key])
+
+
+def _blobs_of(tree: git.Tree, root: Path, repo: Path) -> tuple[tuple[str, bytes], ...]:
     prefix = PurePosixPath(repo.resolve().relative_to(root).as_posix())
     files: dict[str, bytes] = {}
     for item in tree.traverse():
@@ -42,7 +53,7 @@ def _python_blobs(git_repo: git.Repo, repo: Path) -> dict[str, bytes]:
         if str(prefix) in ("", ".") or path.is_relative_to(prefix):
             relative = path if str(prefix) in ("", ".") else path.relative_to(prefix)
             files[relative.as_posix()] = item.data_stream.read()
-    return files
+    return tuple(files.items())
 
 
 def differing(head: Mapping[str, bytes], now: Mapping[str, bytes | None]) -> list[str]:

@@ -14,7 +14,9 @@ A test no mutant fails is rejected, unless the original test at the last commit 
 not detect any either: run from HEAD against HEAD's Python files, it passes there and
 the same kind of mutants all survive it. A test that fails at HEAD gives no evidence.
 A test that runs no mutable line at all (neither now nor originally) is accepted.
-The usual cost of an honest repair: one coverage run, then one mutant run per test.
+The first mutant is the change itself (caught.py): a repaired test that fails on its own
+check against HEAD's source needs no coverage or mutant run. Otherwise the usual cost of
+an honest repair: one coverage run, then one mutant run per test.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import weakref
 
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
+from coder.workflows.fix.caught import caught_by_the_change
 from coder.workflows.fix.head import differing, head_python_files
 from coder.workflows.fix.hunt import Hunt, Lines, Swaps, Unit, swapped
 from coder.workflows.session import Session
@@ -44,6 +47,8 @@ def cannot_fail(
 ) -> str | None:
     """Why the repaired tests could not fail against a change of the code they test, or None."""
     units = _units(repaired)
+    caught_by_the_change(sandbox, session, baseline.run.failures, units)
+    units = [unit for unit in units if not unit.killed]
     if not units or sandbox in _UNMEASURABLE:
         return None
     hunt = Hunt(

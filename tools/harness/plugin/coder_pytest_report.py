@@ -41,6 +41,7 @@ class _Collector:
         self.comparison: dict[str, str] | None = None
         self.run_failed = self.run_called = False  # the running test: a phase failed; call passed
         self.collected: int | None = None
+        self.running: Any = None  # <report>.current, kept open: written over once a test
 
 
 _state: _Collector | None = None
@@ -90,7 +91,12 @@ def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
         return
     _state.comparison = None  # a comparison belongs to the test that made it
     _state.run_failed = _state.run_called = False
-    _write(_state.path + ".current", nodeid)
+    if _state.running is None:  # one write a test: a rename each cost ~0.4 ms a test
+        os.makedirs(os.path.dirname(_state.path) or ".", exist_ok=True)
+        _state.running = open(_state.path + ".current", "w", encoding="utf-8")  # noqa: SIM115
+    _state.running.seek(0)
+    _state.running.write(nodeid + "\n")
+    _state.running.truncate()  # flushes the line first: its first line is always whole
 
 
 def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
@@ -145,15 +151,9 @@ def pytest_runtest_logreport(report: Any) -> None:
     entry = _state.tests.get(report.nodeid)
     if entry is None:
         file, line, _ = report.location
-        entry = {
-            "nodeid": report.nodeid,
-            "outcome": "passed",
-            "file": file,
-            "line": None if line is None else line + 1,
-            "duration": 0.0,
-            "runs": 0,
-            "passes": 0,
-        }
+        line = None if line is None else line + 1
+        entry = {"nodeid": report.nodeid, "outcome": "passed", "file": file, "line": line}
+        entry.update(duration=0.0, runs=0, passes=0)
         _state.tests[report.nodeid] = entry
     if report.failed:
         _state.run_failed = True
@@ -201,16 +201,15 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     totals = {name: 0 for name in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")}
     for entry in tests:
         totals[entry["outcome"]] = totals.get(entry["outcome"], 0) + 1
-    report = {
-        "version": 1,
-        "exit_code": int(exitstatus),
-        "totals": totals,
-        "tests": tests,
-        "duration": round(time.time() - _state.started, 3),
-        "collected": _state.collected,
-        "interpreter": f"{sys.executable} {sys.version.split()[0]}",
-        "outcome_hooks": _outcome_hooks(session.config, _state.root),
-    }
+    report = {"version": 1, "exit_code": int(exitstatus), "totals": totals, "tests": tests}
+    report.update(
+        {
+            "duration": round(time.time() - _state.started, 3),
+            "collected": _state.collected,
+            "interpreter": f"{sys.executable} {sys.version.split()[0]}",
+            "outcome_hooks": _outcome_hooks(session.config, _state.root),
+        }
+    )
     _write(_state.path, json.dumps(report, indent=1))
 
 

@@ -1,0 +1,118 @@
+"""The change that broke a test is the first mutant it is tried against.
+
+A repaired test that still checks the code tells the last commit's source from today's:
+that difference is why it failed. So before any coverage or mutant run, the repaired
+tests run once, all together, with the source files that differ from HEAD put back as
+HEAD has them (the tests stay as repaired; then, several files changed and some tests
+not shown yet, with each file alone put back). A test is shown to check the code when it
+fails there on one of its own checks (an `assert`, or `pytest.raises` that saw nothing
+raised: the failure's innermost frame in a test file), or because HEAD's code raised
+where the test expects it not to (innermost frame in a source file: the `pytest.raises`
+of a changed exception type sees the old type again). Anything else proves nothing: an
+error about the interface (a name, keyword or module HEAD's code does not have), a
+pass. Such a test goes on to the mutant hunt of strength.py as before.
+
+Only tests whose original failed on such a check at the baseline are tried: a repaired
+value shows at HEAD as the old value again, while a renamed keyword or name shows as an
+error about the interface, which is no evidence, so that run would be spent for nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from coder.workflows.fix.head import differing, head_python_files
+from coder.workflows.fix.hunt import Swaps, Unit, swapped
+from coder.workflows.session import Session
+from sandbox import Sandbox
+from tools import TestOutcome, is_test_file, run_pytest
+
+MAX_ALONE = 3
+"""Changed files put back one at a time, at most, when all of them at once prove nothing."""
+_CHECKS = frozenset({"AssertionError", "Failed"})
+"""A failed `assert` (pytest's rewritten ones raise AssertionError) and `pytest.fail`,
+which `pytest.raises` raises when nothing was raised."""
+_INTERFACE = frozenset(
+    {"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError", "NameError"}
+)
+"""What calling code by a name or keyword it does not have raises: no evidence."""
+
+
+def caught_by_the_change(
+    sandbox: Sandbox, session: Session, failed: list[TestOutcome], units: list[Unit]
+) -> None:
+    """Mark killed each unit whose test fails, on its own check, against HEAD's source;
+    `failed`: the baseline's failures."""
+    left = [unit for unit in units if any(_checked(unit, f) for f in failed)]
+    swaps = _head_source(sandbox, session) if left else {}
+    for attempt in _attempts(swaps):
+        with swapped(sandbox, attempt):
+            run = run_pytest(sandbox, [u.label for u in left], session.settings.test_timeout)
+        for unit in left:
+            unit.killed = any(_checked(unit, failure) for failure in run.failures)
+        left = [unit for unit in left if not unit.killed]
+        if not left:
+            return
+
+
+def _attempts(swaps: Swaps) -> list[Swaps]:
+    """The changed files put back as HEAD has them: all at once, then (several changed)
+    each alone. A change that adds a name in one file and uses it in another (a new
+    exception class the code now raises) does not import at HEAD as a whole, and the
+    repaired test imports the new name: then only the files that add no name are put
+    back, each alone, and they show the old behaviour to the test."""
+    adding = {path for path, (head, now) in swaps.items() if _adds_names(head, now)}
+    whole = [] if adding or not swaps else [swaps]
+    alone: list[Swaps] = [
+        {path: swaps[path]} for path in sorted(swaps, key=lambda p: (p in adding, p))
+    ]
+    return (whole + alone[:MAX_ALONE]) if len(swaps) > 1 else whole
+
+
+def _adds_names(head: bytes | None, now: bytes | None) -> bool:
+    """`now` defines a top-level name that `head` does not (unparsable: say so)."""
+    return not _top_names(now) <= _top_names(head)
+
+
+def _top_names(data: bytes | None) -> set[str]:
+    try:
+        tree = ast.parse(data or b"")
+    except (SyntaxError, ValueError):
+        return {"<unparsable>"}
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _head_source(sandbox: Sandbox, session: Session) -> Swaps:
+    """Each source file (not a test file) that differs from HEAD: HEAD's bytes, then the
+    sandbox's. A file HEAD does not have is left alone: without it the tests would only
+    fail to import."""
+    head = head_python_files(session.repo)
+    if head is None:
+        return {}
+    now = {path: data for path, data in sandbox.changes().items() if path.endswith(".py")}
+    start = {p: session.files.original(p) for p in session.files.hashes if p.endswith(".py")}
+    swaps: dict[str, tuple[bytes | None, bytes]] = {}
+    for path in differing(head, start | now):
+        current = now[path] if path in now else start.get(path)
+        if path in head and current is not None and not is_test_file(path):
+            swaps[path] = (head[path], current)
+    return swaps
+
+
+def _checked(unit: Unit, failure: TestOutcome) -> bool:
+    """The failure is one of the unit's tests failing on a check of its own."""
+    mine = failure.nodeid == unit.label or failure.nodeid.startswith(
+        (f"{unit.label}[", f"{unit.label}::")
+    )
+    if not mine or not failure.traceback or failure.exc_type is None:
+        return False
+    if is_test_file(failure.traceback[-1].file):
+        return failure.exc_type in _CHECKS
+    return failure.exc_type not in _INTERFACE | _CHECKS

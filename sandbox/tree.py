@@ -153,6 +153,9 @@ class Inventory:
     unread: set[str] = field(default_factory=set)
     """Regular files whose bytes `changes()` must still fetch (hard links, in an archive)."""
     kept_bytes: int = 0
+    seen: dict[str, bytes] | None = None
+    """When given: the bytes of every regular file up to `seen_limit` bytes."""
+    seen_limit: int = 0
 
     def add_file(self, rel: str, size: int, handle: IO[bytes]) -> None:
         """Hash one regular file; keep its bytes when they differ from the manifest.
@@ -171,6 +174,8 @@ class Inventory:
             digest = hashlib.sha256(data).hexdigest()
             if digest != original:
                 self._keep(rel, data)
+            if self.seen is not None and len(data) <= self.seen_limit:
+                self.seen[rel] = data
         self.files[rel] = digest
 
     def add_alias(self, rel: str, target: str | None) -> None:

@@ -104,3 +104,17 @@ def _why_stopped(state: dict[str, Any], memory_mb: int) -> str:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     return text[0][:300] if text else type(error).__name__
+
+
+def close_stream(stream: Any) -> None:
+    """Close an exec stream and its HTTP response; docker-py leaks the socket otherwise."""
+    stream.close()
+    response = getattr(stream, "_response", None)
+    if response is not None:
+        response.close()
+
+
+def close_archive(stream: Any) -> None:
+    close = getattr(stream, "close", None)
+    if callable(close):
+        close()

@@ -202,9 +202,12 @@ def tar_of_file(path: str, data: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def inventory_of_archive(chunks: Iterable[bytes], manifest: Mapping[str, str]) -> Inventory:
-    """The workspace from a get_archive stream of /workspace, read on the host."""
-    inventory = Inventory(manifest)
+def inventory_of_archive(
+    chunks: Iterable[bytes], manifest: Mapping[str, str], keep: int = 0
+) -> Inventory:
+    """The workspace from a get_archive stream of /workspace, read on the host; with
+    `keep`, the bytes of every regular file up to that size as well (`Inventory.seen`)."""
+    inventory = Inventory(manifest, seen={} if keep else None, seen_limit=keep)
     with tarfile.open(fileobj=_ChunkReader(chunks), mode="r|") as archive:
         for member in archive:
             relative = _workspace_path(member.name)

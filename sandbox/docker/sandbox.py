@@ -25,6 +25,8 @@ from sandbox.base import (
 )
 from sandbox.docker.config import SANDBOX_ENV, DockerSandboxConfig, container_options
 from sandbox.docker.container import (
+    close_archive,
+    close_stream,
     create_and_start,
     engine_failure,
     gone_reason,
@@ -43,6 +45,7 @@ from sandbox.docker.files import (
     tar_of_file,
     tar_of_tree,
 )
+from sandbox.docker.view import VIEW_FILE_BYTES, WorkspaceView
 from sandbox.paths import clean_relative, too_large
 
 T = TypeVar("T")
@@ -83,6 +86,7 @@ class DockerSandbox(Lifecycle):
         """Files left out of the copy (over MAX_COPY_BYTES), with their sizes."""
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coder-exec")
         self._python_path: tuple[str, ...] = ()
+        self._view: WorkspaceView | None = None  # the last archive's files, until a command
 
     @property
     def isolation(self) -> str:
@@ -131,6 +135,7 @@ class DockerSandbox(Lifecycle):
     def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         """Run `command` in /workspace; on timeout kill its whole tree, keep the container."""
         limit = self.config.default_timeout if timeout is None else timeout
+        self._view = None  # anything run may change the files
         started = time.monotonic()
         future = self._pool.submit(self._run, ["bash", "-c", command])
         timed_out = False
@@ -158,6 +163,12 @@ class DockerSandbox(Lifecycle):
 
     def read(self, path: str) -> bytes:
         relative = clean_relative(path)
+        view = self._view
+        kept = view.read(relative) if view is not None else None
+        if kept is not None:
+            return kept
+        if view is not None and view.absent(relative):
+            raise SandboxError(f"no such file or folder in the workspace: {path!r}")
         code, out, err = self._run(helper_command("read", relative), workdir="/")
         check_helper(code, err, path)
         if len(out) >= _MAX_STREAM_BYTES:
@@ -171,8 +182,10 @@ class DockerSandbox(Lifecycle):
         code, _, err = self._run(helper_command("check-write", relative), workdir="/")
         check_helper(code, err, path)
         archive = tar_of_file(relative, data)
+        view, self._view = self._view, None
         if not self._engine(lambda: self._started().put_archive(WORKSPACE, archive)):
             raise SandboxError(f"cannot write {path!r} in the container")
+        self._view = view.wrote(relative, data) if view is not None else None
 
     def list(self, path: str = ".") -> list[str]:
         code, out, err = self._run(helper_command("list", clean_relative(path)), workdir="/")
@@ -186,12 +199,19 @@ class DockerSandbox(Lifecycle):
         work of a dead sandbox, to keep as a patch, never to apply)."""
         if not self._dead:
             self._raise_if_gone(1)
+        self._view = None
         stream, _ = self._engine(lambda: self._started().get_archive(WORKSPACE))
         try:
-            inventory = self._engine(lambda: inventory_of_archive(stream, self._manifest))
+            inventory = self._engine(
+                lambda: inventory_of_archive(stream, self._manifest, keep=VIEW_FILE_BYTES)
+            )
         finally:
-            _close_archive(stream)
-        return inventory.changes(fetch=self._fetch)
+            close_archive(stream)
+        changes = inventory.changes(fetch=self._fetch)
+        unsure = inventory.others | inventory.unread
+        if not self._dead:
+            self._view = WorkspaceView.of(inventory.seen or {}, inventory.files, unsure)
+        return changes
 
     def _fetch(self, relative: str) -> bytes:
         """One file alone (a hard link to a file that did not change)."""
@@ -199,7 +219,7 @@ class DockerSandbox(Lifecycle):
         try:
             return file_from_tar(stream, relative)
         finally:
-            _close_archive(stream)
+            close_archive(stream)
 
     def _check_tools(self) -> None:
         code, _, err = self._run(["python3", "-c", _FIND_PYTEST])
@@ -230,7 +250,7 @@ class DockerSandbox(Lifecycle):
                 _append(out, chunk_out)
                 _append(err, chunk_err)
         finally:
-            _close_stream(stream)
+            close_stream(stream)
         code = api.exec_inspect(exec_id).get("ExitCode")
         code = -1 if code is None else int(code)
         return code, bytes(out), err.decode("utf-8", "replace")
@@ -265,7 +285,7 @@ class DockerSandbox(Lifecycle):
         def kill() -> None:
             argv = ["bash", "-c", "kill -9 -1"]
             exec_id = api.exec_create(self._container.id, argv, user=f"{SANDBOX_UID}")
-            _close_stream(api.exec_start(exec_id, stream=True))
+            close_stream(api.exec_start(exec_id, stream=True))
 
         self._engine(kill)
 
@@ -273,20 +293,6 @@ class DockerSandbox(Lifecycle):
         if self._container is None:
             raise SandboxError("DockerSandbox is not open; use it as a context manager")
         return self._container
-
-
-def _close_stream(stream: Any) -> None:
-    """Close an exec stream and its HTTP response; docker-py leaks the socket otherwise."""
-    stream.close()
-    response = getattr(stream, "_response", None)
-    if response is not None:
-        response.close()
-
-
-def _close_archive(stream: Any) -> None:
-    close = getattr(stream, "close", None)
-    if callable(close):
-        close()
 
 
 def _append(buffer: bytearray, chunk: bytes | None) -> None:

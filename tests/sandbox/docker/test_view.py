@@ -1,0 +1,55 @@
+"""The workspace view (view.py) in a real container: after `changes()` reads are answered
+from its archive without a round trip, until a command runs; what the archive cannot
+vouch for (a symlink, a folder, an ignored folder) still goes through the helper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox import SandboxError
+from sandbox.docker import DockerSandbox, DockerSandboxConfig
+from tests.helpers import TEST_IMAGE, write_tree
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture
+def box(tmp_path: Path, docker_client: Any) -> Any:
+    repo = write_tree(tmp_path / "repo", {"app.py": "A = 1\n", "pkg/mod.py": "B = 2\n"})
+    with DockerSandbox(repo, DockerSandboxConfig(image=TEST_IMAGE)) as sandbox:
+        helper_runs: list[list[str]] = []
+        real = sandbox._run
+
+        def counted(argv: list[str], workdir: str = "/workspace") -> Any:
+            helper_runs.append(argv)
+            return real(argv, workdir)
+
+        sandbox._run = counted  # type: ignore[method-assign]
+        yield sandbox, helper_runs
+
+
+def test_reads_after_changes_need_no_round_trip_until_a_command_runs(box: Any) -> None:
+    sandbox, runs = box
+    sandbox.exec("echo 'C = 3' > new.py && ln -s /etc/passwd link.py")
+    sandbox.changes()
+    runs.clear()
+    assert sandbox.read("app.py") == b"A = 1\n"
+    assert sandbox.read("new.py") == b"C = 3\n"
+    with pytest.raises(SandboxError, match="no such file"):
+        sandbox.read("ruff.toml")
+    assert runs == []
+    with pytest.raises(SandboxError, match="outside the workspace"):
+        sandbox.read("link.py")  # a symlink: the helper's refusal, as before
+    with pytest.raises(SandboxError):
+        sandbox.read("pkg")  # a folder: the helper says what it is
+    assert len(runs) == 2
+    sandbox.write("app.py", b"A = 10\n")
+    runs.clear()
+    assert sandbox.read("app.py") == b"A = 10\n"  # coder's own write is known
+    assert runs == []
+    sandbox.exec("echo 'A = 99' > app.py")
+    assert sandbox.read("app.py") == b"A = 99\n"  # after a command: from the container
+    assert len(runs) == 2  # the exec and the read

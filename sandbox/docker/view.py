@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from sandbox.base import IGNORED_DIRS
+from sandbox.base import IGNORED_DIRS, SandboxError
 
 VIEW_FILE_BYTES = 1024 * 1024
 """Files up to this size are kept."""
@@ -24,10 +24,15 @@ class WorkspaceView:
     """The regular files of one archive, and what it cannot vouch for."""
 
     def __init__(
-        self, files: Mapping[str, bytes], listed: Iterable[str], unsure: Iterable[str]
+        self,
+        files: Mapping[str, bytes],
+        listed: Iterable[str],
+        unsure: Iterable[str],
+        changes: Mapping[str, bytes | None] | None = None,
     ) -> None:
         """`files`: the kept bytes; `listed`: every regular file; `unsure`: symlinks,
-        special files and hard links."""
+        special files and hard links; `changes`: what `changes()` made of the archive."""
+        self.changes = None if changes is None else dict(changes)
         self.files = dict(files)
         self.listed = frozenset(listed)
         self.unsure = frozenset(unsure)
@@ -40,26 +45,43 @@ class WorkspaceView:
 
     @classmethod
     def of(
-        cls, files: Mapping[str, bytes], listed: Iterable[str], unsure: Iterable[str]
+        cls,
+        files: Mapping[str, bytes],
+        listed: Iterable[str],
+        unsure: Iterable[str],
+        changes: Mapping[str, bytes | None],
     ) -> WorkspaceView | None:
         """The view, or None when its bytes would pass VIEW_BYTES."""
         if sum(len(data) for data in files.values()) > VIEW_BYTES:
             return None
-        return cls(files, listed, unsure)
+        return cls(files, listed, unsure, changes)
 
-    def read(self, relative: str) -> bytes | None:
-        """The file's bytes as archived; None when the helper must be asked."""
-        return self.files.get(relative)
+    def lookup(self, relative: str) -> bytes | None:
+        """The file's bytes as archived; None when the helper must be asked; the helper's
+        own SandboxError when the archive shows nothing there."""
+        if relative in self.files:
+            return self.files[relative]
+        if self.absent(relative):
+            raise SandboxError(f"no such file or folder in the workspace: {relative!r}")
+        return None
+
+    def regular(self, relative: str) -> bool:
+        """The archive shows a regular file at `relative`, with no symlink above it."""
+        return relative in self.listed and not self._below_unsure(relative)
 
     def absent(self, relative: str) -> bool:
         """The archive shows that nothing is at `relative`."""
         parts = relative.split("/")
         if IGNORED_DIRS.intersection(parts) or relative in self.listed | self.folders:
             return False
+        return not self._below_unsure(relative)
+
+    def _below_unsure(self, relative: str) -> bool:
+        parts = relative.split("/")
         prefixes = ("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
-        return not any(prefix in self.unsure for prefix in prefixes)
+        return any(prefix in self.unsure for prefix in prefixes)
 
     def wrote(self, relative: str, data: bytes) -> WorkspaceView:
-        """The view after coder wrote `data` at `relative`."""
+        """The view after coder wrote `data` at `relative` (its changes unknown now)."""
         files = {**self.files, relative: data} if len(data) <= VIEW_FILE_BYTES else self.files
         return WorkspaceView(files, self.listed | {relative}, self.unsure)

@@ -46,10 +46,29 @@ def test_reads_after_changes_need_no_round_trip_until_a_command_runs(box: Any) -
     with pytest.raises(SandboxError):
         sandbox.read("pkg")  # a folder: the helper says what it is
     assert len(runs) == 2
-    sandbox.write("app.py", b"A = 10\n")
     runs.clear()
+    sandbox.write("app.py", b"A = 10\n")  # a regular file, as the archive showed
     assert sandbox.read("app.py") == b"A = 10\n"  # coder's own write is known
     assert runs == []
+    sandbox.write("pkg/new.py", b"D = 4\n")
+    assert len(runs) == 1  # a new path: the helper checks where it leads
     sandbox.exec("echo 'A = 99' > app.py")
     assert sandbox.read("app.py") == b"A = 99\n"  # after a command: from the container
-    assert len(runs) == 2  # the exec and the read
+    assert len(runs) == 3  # the exec and the read
+
+
+def test_changes_asked_again_with_nothing_done_between_are_not_read_again(box: Any) -> None:
+    sandbox, _ = box
+    archives: list[str] = []
+    container = sandbox._container
+    real = container.get_archive
+    container.get_archive = lambda path: archives.append(path) or real(path)
+    sandbox.exec("echo 'C = 3' > new.py")
+    first = sandbox.changes()
+    assert sandbox.changes() == first == {"new.py": b"C = 3\n"}
+    assert len(archives) == 1
+    sandbox.write("app.py", b"A = 2\n")
+    assert sandbox.changes() == {"app.py": b"A = 2\n", "new.py": b"C = 3\n"}
+    sandbox.exec("rm new.py")
+    assert sandbox.changes() == {"app.py": b"A = 2\n"}
+    assert len(archives) == 3

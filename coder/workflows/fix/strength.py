@@ -14,7 +14,8 @@ A test no mutant fails is rejected, unless the original test at the last commit 
 not detect any either: run from HEAD against HEAD's Python files, it passes there and
 the same kind of mutants all survive it. A test that fails at HEAD gives no evidence.
 A test that runs no mutable line at all (neither now nor originally) is accepted.
-The first mutant is the change itself (caught.py): a repaired test that fails on its own
+A repair that only spells the source's new names (renamed.py) needs no mutant. The
+first mutant is the change itself (caught.py): a repaired test that fails on its own
 check against HEAD's source needs no coverage or mutant run. Otherwise the usual cost of
 an honest repair: one coverage run, then one mutant run per test.
 """
@@ -28,6 +29,7 @@ from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.caught import caught_by_the_change
 from coder.workflows.fix.head import differing, head_python_files
 from coder.workflows.fix.hunt import Hunt, Lines, Swaps, Unit, swapped
+from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.session import Session
 from sandbox import Sandbox
 from tools import COVERAGE_NOT_INSTALLED, TestRun, is_test_file
@@ -47,6 +49,8 @@ def cannot_fail(
 ) -> str | None:
     """Why the repaired tests could not fail against a change of the code they test, or None."""
     units = _units(repaired)
+    if only_renamed(session, changes):
+        return None  # the original tests, spelling the source's new names (renamed.py)
     caught_by_the_change(sandbox, session, baseline.run.failures, units)
     units = [unit for unit in units if not unit.killed]
     if not units or sandbox in _UNMEASURABLE:

@@ -100,7 +100,8 @@ def test_a_new_exception_class_is_shown_by_putting_back_only_the_code_raising_it
 ) -> None:
     head = HEAD | {
         "shop/errors.py": ERRORS,
-        "shop/prices.py": PRICES + "from shop.errors import PriceError\n\n\n"
+        "shop/prices.py": PRICES
+        + "from shop.errors import PriceError\n\n\n"
         + CHECK.format(error="PriceError"),
         TEST: _test(
             "    with pytest.raises(PriceError):\n        check(-1)\n",
@@ -109,7 +110,8 @@ def test_a_new_exception_class_is_shown_by_putting_back_only_the_code_raising_it
     }
     now = {
         "shop/errors.py": ERRORS + "\n\nclass NegativeError(Exception):\n    pass\n",
-        "shop/prices.py": PRICES + "from shop.errors import NegativeError\n\n\n"
+        "shop/prices.py": PRICES
+        + "from shop.errors import NegativeError\n\n\n"
         + CHECK.format(error="NegativeError"),
     }
     repaired = _test(

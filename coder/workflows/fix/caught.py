@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from coder.workflows.fix.head import differing, head_python_files
+from coder.workflows.fix.head import against_head, head_python_files, python_at_start
 from coder.workflows.fix.hunt import Swaps, Unit, swapped
 from coder.workflows.session import Session
 from sandbox import Sandbox
@@ -91,19 +91,17 @@ def _top_names(data: bytes | None) -> set[str]:
 
 def _head_source(sandbox: Sandbox, session: Session) -> Swaps:
     """Each source file (not a test file) that differs from HEAD: HEAD's bytes, then the
-    sandbox's. A file HEAD does not have is left alone: without it the tests would only
-    fail to import."""
+    sandbox's. A file HEAD does not have, or the sandbox no longer has, is left alone:
+    without it the tests would only fail to import."""
     head = head_python_files(session.repo)
     if head is None:
         return {}
-    now = {path: data for path, data in sandbox.changes().items() if path.endswith(".py")}
-    start = {p: session.files.original(p) for p in session.files.hashes if p.endswith(".py")}
-    swaps: dict[str, tuple[bytes | None, bytes]] = {}
-    for path in differing(head, start | now):
-        current = now[path] if path in now else start.get(path)
-        if path in head and current is not None and not is_test_file(path):
-            swaps[path] = (head[path], current)
-    return swaps
+    start = python_at_start(session.files)
+    return {
+        path: (first, second)
+        for path, (first, second) in against_head(head, start, sandbox.changes()).items()
+        if first is not None and second is not None and not is_test_file(path)
+    }
 
 
 def _checked(unit: Unit, failure: TestOutcome) -> bool:

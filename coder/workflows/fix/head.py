@@ -12,6 +12,8 @@ from pathlib import Path, PurePosixPath
 
 import git
 
+from coder.delivery.patching import Changes, UserFiles
+
 _READ: dict[tuple[str, str, str], tuple[tuple[str, bytes], ...]] = {}
 """The files of the last commit read: (commit, work tree, folder) -> (path, bytes)."""
 
@@ -54,6 +56,23 @@ def _blobs_of(tree: git.Tree, root: Path, repo: Path) -> tuple[tuple[str, bytes]
             relative = path if str(prefix) in ("", ".") else path.relative_to(prefix)
             files[relative.as_posix()] = item.data_stream.read()
     return tuple(files.items())
+
+
+def python_at_start(files: UserFiles) -> dict[str, bytes | None]:
+    """The run's `.py` files as it found them."""
+    return {path: files.original(path) for path in files.hashes if path.endswith(".py")}
+
+
+def against_head(
+    head: Mapping[str, bytes], start: Mapping[str, bytes | None], now: Changes
+) -> dict[str, tuple[bytes | None, bytes | None]]:
+    """Each `.py` path that differs from HEAD at the start or was changed since (`now`,
+    a sandbox's changes): (HEAD's bytes, the current bytes), None for absent."""
+    changed = {path: data for path, data in now.items() if path.endswith(".py")}
+    return {
+        path: (head.get(path), changed[path] if path in changed else start.get(path))
+        for path in sorted(set(differing(head, start)) | set(changed))
+    }
 
 
 def differing(head: Mapping[str, bytes], now: Mapping[str, bytes | None]) -> list[str]:

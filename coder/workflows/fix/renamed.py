@@ -15,7 +15,7 @@ import io
 import tokenize
 
 from coder.delivery.patching import Changes
-from coder.workflows.fix.head import differing, head_python_files
+from coder.workflows.fix.head import differing, head_python_files, python_at_start
 from coder.workflows.session import Session
 from tools import is_test_file
 
@@ -66,7 +66,7 @@ def _new_source_names(session: Session) -> set[str]:
     head = head_python_files(session.repo)
     if head is None:
         return set()
-    start = {p: session.files.original(p) for p in session.files.hashes if p.endswith(".py")}
+    start = python_at_start(session.files)
     names: set[str] = set()
     for path in differing(head, start):
         if not is_test_file(path):

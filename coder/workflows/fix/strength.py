@@ -27,7 +27,7 @@ import weakref
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.caught import caught_by_the_change
-from coder.workflows.fix.head import differing, head_python_files
+from coder.workflows.fix.head import against_head, head_python_files, python_at_start
 from coder.workflows.fix.hunt import Hunt, Lines, Swaps, Unit, swapped
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.session import Session
@@ -133,12 +133,7 @@ def _at_head(sandbox: Sandbox, session: Session, hunt: Hunt, weak: list[Unit]) -
     head = head_python_files(session.repo)
     if head is None:
         return {}
-    start = {p: session.files.original(p) for p in session.files.hashes if p.endswith(".py")}
-    now = {p: data for p, data in sandbox.changes().items() if p.endswith(".py")}
-    swaps = {
-        path: (head.get(path), now[path] if path in now else start.get(path))
-        for path in sorted(set(differing(head, start)) | set(now))
-    }
+    swaps = against_head(head, python_at_start(session.files), sandbox.changes())
     copies = [Unit(unit.label, unit.file, unit.name) for unit in weak]
     verdicts: dict[str, str] = {}
     with swapped(sandbox, swaps):

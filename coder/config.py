@@ -111,8 +111,9 @@ class Settings(BaseModel):
     """Give the --setup command a network. Only the --setup-network flag can turn this on."""
     python: str | None = None
     """The local sandbox's interpreter; None: the project's own (see sandbox/pythons.py)."""
-    deps: Literal["auto", "off"] = "auto"
-    """Docker: the project's declared dependencies installed offline into the image, or off."""
+    deps: Literal["auto", "declared", "off"] = "auto"
+    """Docker: install offline the versions the project's own virtualenv has and what the
+    project declares (auto), what it declares only (declared), or nothing (off)."""
     unsafe_no_isolation: bool = False
     """Let a model's commands run unisolated (local, no bubblewrap). Only its flag sets it."""
 

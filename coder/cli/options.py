@@ -100,8 +100,9 @@ class CommonOptions:
     deps: str | None = _option(
         None,
         "--deps",
-        metavar="auto|off",
-        help="Docker: install the project's declared dependencies offline (default auto).",
+        metavar="auto|declared|off",
+        help="Docker: install offline what the project's .venv has and declares (auto, the "
+        "default), what it declares only (declared), or nothing (off).",
     )
     unsafe_no_isolation: bool = _option(False, "--unsafe-no-isolation", help=_UNSAFE_HELP)
     max_turns: int | None = _option(None, "--max-turns", metavar="N", help="Most model turns.")

@@ -10,18 +10,26 @@ A project that declares nothing the image lacks costs nothing.
 from __future__ import annotations
 
 import os
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
 from coder.config import ConfigError, Settings
+from sandbox import SandboxUnavailable, choose_python
 from sandbox.docker import (
     ImageFacts,
+    SetupResult,
     WheelSet,
+    WheelsUnavailable,
     bridge_available,
     connect,
     download,
     image_facts,
+    installed_pins,
     missing,
     no_bridge,
     prepare_image,
@@ -29,6 +37,7 @@ from sandbox.docker import (
     read_declared,
     require_image,
 )
+from sandbox.projectenvs import project_name
 
 Say = Callable[[str], None]
 
@@ -48,19 +57,12 @@ def prepared_image(settings: Settings, repo: Path, info: Say, warn: Say) -> str:
         require_image(client, settings.image)  # missing: one line naming how to build it
         if settings.network and not bridge_available(client):
             raise ConfigError(no_bridge("--network", "the run's container"))
-        wheels = _wheel_set(client, settings, repo, info, warn) if settings.deps == "auto" else None
-        if wheels is None and not settings.setup:
+        choices = _wheel_sets(client, settings, repo, info, warn)
+        if not choices and not settings.setup:
             return settings.image
         if settings.setup:
             info(f"set-up: {settings.setup}")
-        result = prepare_image(
-            client,
-            settings.image,
-            repo,
-            settings.setup or "",
-            network=settings.setup_network,
-            wheels=wheels,
-        )
+        result = _prepare(client, settings, repo, choices, warn)
     finally:
         client.close()
     how = "cached" if result.cached else f"ran in {result.duration_s:.1f}s"
@@ -68,11 +70,41 @@ def prepared_image(settings: Settings, repo: Path, info: Say, warn: Say) -> str:
     return result.image
 
 
-def _wheel_set(
+def _prepare(
+    client: Any, settings: Settings, repo: Path, choices: list[WheelSet | None], warn: Say
+) -> SetupResult:
+    """The set-up image of the first wheel set whose wheels can all be downloaded: the
+    environment's pins first, then only what the project declares."""
+    for number, wheels in enumerate(choices or [None]):
+        try:
+            return prepare_image(
+                client,
+                settings.image,
+                repo,
+                settings.setup or "",
+                network=settings.setup_network,
+                wheels=wheels,
+            )
+        except WheelsUnavailable as error:
+            if number + 1 >= len(choices):
+                raise
+            warn(
+                f"dependencies: the versions installed in the project's environment cannot "
+                f"all be fetched as wheels for the image ({error}); installing only what the "
+                "project declares (--deps declared does so at once)"
+            )
+    raise AssertionError("unreachable: the last choice raises or returns")
+
+
+def _wheel_sets(
     client: Any, settings: Settings, repo: Path, info: Say, warn: Say
-) -> WheelSet | None:
-    """What to install from wheels; None when the project declares nothing the image lacks.
-    Stops (ConfigError) when the image's Python is outside requires-python."""
+) -> list[WheelSet | None]:
+    """The wheel sets to try, best first: the versions the project's own virtualenv has
+    installed with what the project declares, then what it declares alone (None: the image
+    as it is). Empty: nothing the image lacks. Stops (ConfigError) when the image's Python
+    is outside requires-python."""
+    if settings.deps == "off":
+        return []
     declared = read_declared(repo)
     if declared.left_out:
         warn(
@@ -80,13 +112,74 @@ def _wheel_set(
             "specifiers are read: a repository chooses no index, and no path, URL or setup.py "
             "is installed from it; use --setup for those)"
         )
-    if not declared.requirements and not declared.requires_python:
-        return None
+    pinned = _environment(settings, repo, info) if settings.deps == "auto" else None
+    if not declared.requirements and not declared.requires_python and not pinned:
+        return []
     facts = image_facts(client, settings.image, cache_dir())
     problem = python_problem(declared.requires_python, facts, settings.image)
     if problem is not None:
         raise ConfigError(problem)
-    needed = missing(declared.requirements, declared.constraints, facts)
+    files = ", ".join(declared.read) or "no dependency file"
+    only_declared = _wheels(declared.requirements, declared.constraints, facts, settings, info)
+    if not pinned:
+        if only_declared:
+            info(
+                f"dependencies: {len(only_declared.requirements)} of the requirements in "
+                f"{files} are not in the image"
+            )
+        return [only_declared] if only_declared else []
+    names = {_name(pin) for pin in pinned}
+    locks = [spec for spec in declared.constraints if _name(spec) not in names]
+    both = _wheels([*declared.requirements, *pinned], [*pinned, *locks], facts, settings, info)
+    if both is None:
+        return []
+    info(
+        f"dependencies: {len(both.requirements)} requirements ({files} and the environment's "
+        "versions) are not in the image"
+    )
+    return [both, only_declared]
+
+
+def _environment(settings: Settings, repo: Path, info: Say) -> list[str]:
+    """`name==version` of what the project's own virtualenv has installed (the one the
+    local sandbox would run; never coder's own, nor PATH's python3)."""
+    try:
+        python = choose_python(repo, os.environ, settings.python)
+    except SandboxUnavailable:
+        return []
+    if python.venv is None or "coder's own" in python.reason:
+        return []
+    found = installed_pins(Path(python.venv), _own_name(repo))
+    if found.pins:
+        info(
+            f"dependencies: matching the {len(found.pins)} packages installed in "
+            f"{python.reason.split(', Python')[0]} ({python.venv})"
+            + (f"; left out {', '.join(found.left_out[:5])}" if found.left_out else "")
+        )
+    return found.pins
+
+
+def _own_name(repo: Path) -> str | None:
+    try:
+        name = project_name(tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return canonicalize_name(name) if name else None
+
+
+def _name(spec: str) -> str:
+    return canonicalize_name(Requirement(spec).name)
+
+
+def _wheels(
+    requirements: list[str],
+    constraints: list[str],
+    facts: ImageFacts,
+    settings: Settings,
+    info: Say,
+) -> WheelSet | None:
+    """What to install from wheels, or None when the image has all of it already."""
+    needed = missing(requirements, constraints, facts)
     if not needed:
         return None
     if not facts.pip:
@@ -95,10 +188,8 @@ def _wheel_set(
             f"({', '.join(needed[:3])}...) cannot be installed into it; pass an --image with "
             "pip (coder's own has it), or --deps off"
         )
-    files = ", ".join(declared.read)
-    info(f"dependencies: {len(needed)} of the requirements in {files} are not in the image")
-    constraints = tuple(declared.constraints)
-    return WheelSet(tuple(needed), constraints, lambda: _fetch(needed, constraints, facts, info))
+    pins = tuple(constraints)
+    return WheelSet(tuple(needed), pins, lambda: _fetch(needed, pins, facts, info))
 
 
 def _fetch(

@@ -15,6 +15,7 @@ from sandbox.docker.engine import (
     require_image,
 )
 from sandbox.docker.images import DEFAULT_IMAGE, build_from_dockerfile, build_offline
+from sandbox.docker.installed import Installed, installed_pins
 from sandbox.docker.keys import dependency_files, setup_key
 from sandbox.docker.reference import image_reference_problem
 from sandbox.docker.sandbox import DockerSandbox, DockerSandboxConfig
@@ -26,9 +27,19 @@ from sandbox.docker.setup import (
     prepare_image,
     prune_setup_images,
 )
-from sandbox.docker.wheels import ImageFacts, download, image_facts, missing, python_problem
+from sandbox.docker.wheels import (
+    ImageFacts,
+    WheelsUnavailable,
+    download,
+    image_facts,
+    missing,
+    python_problem,
+)
 
 __all__ = [
+    "WheelsUnavailable",
+    "Installed",
+    "installed_pins",
     "DEFAULT_IMAGE",
     "SETUP_LABEL",
     "SETUP_REPOSITORY",

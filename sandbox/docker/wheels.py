@@ -65,6 +65,10 @@ _TAG_PART = re.compile(r"^[A-Za-z0-9_.]{1,100}$")
 _SAVED = re.compile(r"(?:Saved|File was already downloaded) (\S+\.whl)\s*$")
 
 
+class WheelsUnavailable(SandboxUnavailable):
+    """pip on the host could not download every wheel a resolution needs."""
+
+
 @dataclass(frozen=True)
 class ImageFacts:
     """What the image's python3 is and has."""
@@ -217,8 +221,9 @@ def download(
         log(f"dependencies: resolving {len(requirements)} requirements with pip on this machine")
         done = _run_pip(argv, work)
     if done.returncode != 0:
-        raise SandboxUnavailable(_download_problem(done.stdout + done.stderr, facts))
-    names = dict.fromkeys(Path(m.group(1)).name for m in map(_SAVED.search, _lines(done)) if m)
+        raise WheelsUnavailable(_download_problem(done.stdout + done.stderr, facts))
+    lines = (done.stdout + "\n" + done.stderr).splitlines()
+    names = dict.fromkeys(Path(m.group(1)).name for m in map(_SAVED.search, lines) if m)
     files = [dest / name for name in names if (dest / name).is_file()]
     return files or sorted(dest.glob("*.whl"))
 
@@ -237,10 +242,6 @@ def _run_pip(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         raise SandboxUnavailable(
             f"cannot run pip on this machine ({error}); or --deps off"
         ) from None
-
-
-def _lines(done: subprocess.CompletedProcess[str]) -> list[str]:
-    return (done.stdout + "\n" + done.stderr).splitlines()
 
 
 def _download_problem(output: str, facts: ImageFacts) -> str:

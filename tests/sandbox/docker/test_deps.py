@@ -10,6 +10,7 @@ import hashlib
 import http.server
 import os
 import re
+import subprocess
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from sandbox.docker import (
 )
 from tests.conftest import require_docker
 from tests.helpers import FIXTURES, TEST_IMAGE, commit_all, write_tree
+from tests.workflows.venvs import BASE_PYTHON, VERSION
 
 pytestmark = pytest.mark.docker
 
@@ -39,19 +41,19 @@ APP = 'import tinydep\n\n\ndef greet(name):\n    return tinydep.shout(f"hi {name
 TEST = 'from app import greet\n\n\ndef test_greet():\n    assert greet("bob") == "HI BOB"\n'
 
 
-def _wheel(folder: Path) -> Path:
-    """tinydep 1.0 as a pure-Python wheel, zipped by hand (no build runs)."""
+def _wheel(folder: Path, version: str = "1.0", mark: str = "!") -> Path:
+    """tinydep as a pure-Python wheel, zipped by hand (no build runs); its shout() ends
+    with `mark`, so a test tells which version it imported."""
+    info = f"tinydep-{version}.dist-info"
     files = {
-        "tinydep/__init__.py": b'def shout(text):\n    return text.upper() + "!"\n',
-        "tinydep-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: tinydep\nVersion: 1.0\n",
-        "tinydep-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\n"
+        "tinydep/__init__.py": f'def shout(text):\n    return text.upper() + "{mark}"\n'.encode(),
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: tinydep\nVersion: {version}\n".encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\n"
         b"Root-Is-Purelib: true\nTag: py3-none-any\n",
     }
     record = [f"{name},sha256={_digest(data)},{len(data)}" for name, data in files.items()]
-    files["tinydep-1.0.dist-info/RECORD"] = (
-        "\n".join(record) + "\ntinydep-1.0.dist-info/RECORD,,\n"
-    ).encode()
-    path = folder / "tinydep-1.0-py3-none-any.whl"
+    files[f"{info}/RECORD"] = ("\n".join(record) + f"\n{info}/RECORD,,\n").encode()
+    path = folder / f"tinydep-{version}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as archive:
         for name, data in files.items():
             archive.writestr(name, data)
@@ -63,17 +65,18 @@ def _digest(data: bytes) -> str:
 
 
 def _index(root: Path) -> Path:
-    """A PEP 503 simple index: tinydep has a wheel, nowheel only a source distribution."""
+    """A PEP 503 simple index: tinydep 0.9 and 1.0 have wheels, nowheel only a source
+    distribution."""
     files = root / "files"
     files.mkdir(parents=True)
-    wheel = _wheel(files)
+    older, wheel = _wheel(files, "0.9", "?"), _wheel(files)
     (files / "nowheel-1.0.tar.gz").write_bytes(b"not really a tarball")
-    links = {"tinydep": wheel.name, "nowheel": "nowheel-1.0.tar.gz"}
+    links = {"tinydep": [older.name, wheel.name], "nowheel": ["nowheel-1.0.tar.gz"]}
     body = "".join(f'<a href="/simple/{name}/">{name}</a>\n' for name in links)
     write_tree(root / "simple", {"index.html": f"<html><body>{body}</body></html>"})
-    for name, file in links.items():
-        page = f'<html><body><a href="/files/{file}">{file}</a></body></html>'
-        write_tree(root / "simple" / name, {"index.html": page})
+    for name, names in links.items():
+        anchors = "".join(f'<a href="/files/{file}">{file}</a>' for file in names)
+        write_tree(root / "simple" / name, {"index.html": f"<html><body>{anchors}</body></html>"})
     return root
 
 
@@ -272,3 +275,55 @@ def test_an_image_without_a_workspace_or_coder_user_gets_dependencies_and_a_work
         assert (ran.exit_code, ran.stdout) == (0, "OK!\n"), ran.stderr
         changes = sandbox.changes()
     assert changes == {"NEW.txt": b"", "README.md": None, "pkg/m.py": b"y\n"}
+
+
+def _with_venv(repo: Path, *dists: tuple[str, str]) -> Path:
+    """A `.venv` in `repo` (ignored by git, as usual) whose site-packages records `dists`."""
+    venv = repo / ".venv"
+    subprocess.run([BASE_PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = venv / "lib" / f"python{VERSION}" / "site-packages"
+    for name, version in dists:
+        meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        write_tree(site / f"{name}-{version}.dist-info", {"METADATA": meta})
+    (repo / ".gitignore").write_text(".venv/\n")
+    return commit_all(repo)
+
+
+UNPINNED = '[project]\nname = "app"\nversion = "0"\ndependencies = ["tinydep"]\n'
+
+
+def test_the_sandbox_imports_the_versions_the_projects_venv_has(
+    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _with_venv(_project(tmp_path, UNPINNED), ("tinydep", "0.9"), ("app", "0"))
+
+    code, err = _fix(repo, capsys, setup_images)
+
+    assert code == 0, err
+    assert 'assert greet("bob") == "HI BOB?"' in (repo / "tests/test_app.py").read_text()
+    assert "matching the 1 packages installed in the repository's .venv" in err
+
+
+def test_deps_declared_installs_what_the_project_declares_only(
+    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _with_venv(_project(tmp_path, UNPINNED), ("tinydep", "0.9"))
+
+    code, err = _fix(repo, capsys, setup_images, "--deps", "declared")
+
+    assert code == 0, err
+    assert 'assert greet("bob") == "HI BOB!"' in (repo / "tests/test_app.py").read_text()
+    assert "matching" not in err
+
+
+def test_versions_no_index_serves_fall_back_to_what_is_declared(
+    index: str, setup_images: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _with_venv(_project(tmp_path, UNPINNED), ("tinydep", "0.9"), ("ghostdep", "3.0"))
+
+    code, err = _fix(repo, capsys, setup_images)
+
+    assert code == 0, err
+    assert 'assert greet("bob") == "HI BOB!"' in (repo / "tests/test_app.py").read_text()
+    assert "cannot all be fetched as wheels for the image" in err
+    assert "installing only what the project declares" in err

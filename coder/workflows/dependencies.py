@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from coder.config import ConfigError, Settings
@@ -100,9 +99,9 @@ def _wheel_sets(
     client: Any, settings: Settings, repo: Path, info: Say, warn: Say
 ) -> list[WheelSet | None]:
     """The wheel sets to try, best first: the versions the project's own virtualenv has
-    installed with what the project declares, then what it declares alone (None: the image
-    as it is). Empty: nothing the image lacks. Stops (ConfigError) when the image's Python
-    is outside requires-python."""
+    installed (the host's tests pass with exactly those), then what the project declares
+    (None: the image as it is). Empty: nothing the image lacks. Stops (ConfigError) when
+    the image's Python is outside requires-python."""
     if settings.deps == "off":
         return []
     declared = read_declared(repo)
@@ -112,32 +111,30 @@ def _wheel_sets(
             "specifiers are read: a repository chooses no index, and no path, URL or setup.py "
             "is installed from it; use --setup for those)"
         )
-    pinned = _environment(settings, repo, info) if settings.deps == "auto" else None
+    pinned = _environment(settings, repo, info) if settings.deps == "auto" else []
     if not declared.requirements and not declared.requires_python and not pinned:
         return []
     facts = image_facts(client, settings.image, cache_dir())
     problem = python_problem(declared.requires_python, facts, settings.image)
     if problem is not None:
         raise ConfigError(problem)
-    files = ", ".join(declared.read) or "no dependency file"
     only_declared = _wheels(declared.requirements, declared.constraints, facts, settings, info)
-    if not pinned:
-        if only_declared:
-            info(
-                f"dependencies: {len(only_declared.requirements)} of the requirements in "
-                f"{files} are not in the image"
-            )
-        return [only_declared] if only_declared else []
-    names = {_name(pin) for pin in pinned}
-    locks = [spec for spec in declared.constraints if _name(spec) not in names]
-    both = _wheels([*declared.requirements, *pinned], [*pinned, *locks], facts, settings, info)
-    if both is None:
-        return []
+    mirror = _wheels(pinned, pinned, facts, settings, info) if pinned else None
+    files = ", ".join(declared.read)
+    if mirror is not None:
+        instead = f", not what {files} declares: --deps declared for that" if files else ""
+        info(
+            f"dependencies: {len(mirror.requirements)} of the environment's versions are not "
+            f"in the image (what it has{instead})"
+        )
+        return [mirror, only_declared]
+    if pinned or only_declared is None:
+        return []  # the image has all the environment has, or all the project declares
     info(
-        f"dependencies: {len(both.requirements)} requirements ({files} and the environment's "
-        "versions) are not in the image"
+        f"dependencies: {len(only_declared.requirements)} of the requirements in {files} are "
+        "not in the image"
     )
-    return [both, only_declared]
+    return [only_declared]
 
 
 def _environment(settings: Settings, repo: Path, info: Say) -> list[str]:
@@ -165,10 +162,6 @@ def _own_name(repo: Path) -> str | None:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
     return canonicalize_name(name) if name else None
-
-
-def _name(spec: str) -> str:
-    return canonicalize_name(Requirement(spec).name)
 
 
 def _wheels(

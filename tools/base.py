@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -88,18 +89,54 @@ class ToolContext:
     reads: dict[str, bytes] = field(default_factory=dict)
     """Files read since the last tool that may have changed the sandbox (any but
     `READS_ONLY`, test runs included): a paged file or a search reads each file once."""
+    pending: dict[str, bytes] | None = None
+    """While a batch of calls runs (`batched`): the files write_file and edit_file have
+    written, made in the sandbox at once when the batch ends or before any other tool
+    runs, so many edits of one file cost one transfer. None: writes are made at once."""
     deadline: float | None = None
     """`time.monotonic()` at which the run's wall clock runs out (the Agent sets it);
     commands are cut there, whatever timeout they were given. None: no deadline."""
 
     def read(self, path: str) -> bytes:
         """The file's bytes, from the sandbox once while nothing can have changed it."""
-        data = self.reads.get(path)
+        data = self.pending.get(path) if self.pending else None
+        data = self.reads.get(path) if data is None else data
         if data is None:
             data = self.sandbox.read(path)
             if len(data) <= _CACHED_BYTES:
                 self.reads[path] = data
         return data
+
+    def write(self, path: str, data: bytes) -> None:
+        """Write a file as a tool's result: in the batch, or at once outside one. Either
+        way later reads see it without asking the sandbox."""
+        if self.pending is not None:
+            self.pending.pop(path, None)  # the order of writes is kept: last one last
+            self.pending[path] = data
+        else:
+            self.sandbox.write(path, data)
+        self.reads.pop(path, None)
+        if len(data) <= _CACHED_BYTES:
+            self.reads[path] = data
+
+    @contextmanager
+    def batched(self) -> Iterator[None]:
+        """Writes inside the block are deferred and made when it ends (`pending`)."""
+        self.pending = {}
+        try:
+            yield
+        finally:
+            try:
+                self.flush()
+            finally:
+                self.pending = None
+
+    def flush(self) -> None:
+        """Make the deferred writes in the sandbox, in the order they were written."""
+        while self.pending:
+            path = next(iter(self.pending))
+            self.sandbox.write(path, self.pending[path])
+            del self.pending[path]
 
     def approved(self, action: str, detail: str) -> bool:
         return self.approve is None or self.approve(action, detail)
@@ -197,10 +234,17 @@ CHANGES_NOTHING = READS_ONLY | {"run_tests", "finish"}
 """Tools that leave the sandbox's files as they are (a test run's own leftovers aside)."""
 
 
+WRITES_ITS_FILE = frozenset({"write_file", "edit_file"})
+"""Tools that change one file and only through `ToolContext.write`, which keeps what
+later reads see right: the other files read stay as they were."""
+
+
 def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
     if tool.name not in CHANGES_NOTHING:
         context.known_run = context.fresh_run = None
     try:
+        if tool.name not in WRITES_ITS_FILE | {"read_file"}:
+            context.flush()  # what it reads or runs must see the batch's writes
         return tool.run(context, args)
     except SandboxGone:  # no tool result can help: the run must end, with what it has
         raise
@@ -214,7 +258,7 @@ def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
             is_error=True,
         )
     finally:  # after the tool: what it read before it wrote or ran anything is stale now
-        if tool.name not in READS_ONLY:
+        if tool.name not in READS_ONLY | WRITES_ITS_FILE:
             context.reads.clear()
 
 

@@ -62,7 +62,7 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
     if not ctx.approved("write", path):
         raise ToolError(declined(f"writing {path}"))
     data = args.content.encode("utf-8")
-    ctx.sandbox.write(path, data)
+    ctx.write(path, data)
     ctx.written.add(path)
     verb = "Replaced" if existed else "Created"
     count = len(split_lines(args.content))
@@ -88,7 +88,7 @@ def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
         raise ToolError(declined(f"editing {path}"))
     offset = text.index(old)
     updated = text[:offset] + new + text[offset + len(old) :]
-    ctx.sandbox.write(path, updated.encode("utf-8"))
+    ctx.write(path, updated.encode("utf-8"))
     ctx.written.add(path)
     first = line_of(updated, offset)
     last = first + len(split_lines(new)) - 1 if new else first
@@ -114,7 +114,7 @@ def _check_writable(ctx: ToolContext, raw_path: str) -> str:
 
 def _exists(ctx: ToolContext, path: str) -> bool:
     try:
-        ctx.sandbox.read(path)
+        ctx.read(path)
     except (PathOutsideWorkspace, SandboxGone):
         raise
     except (SandboxError, OSError):

@@ -191,12 +191,13 @@ class Agent:
                 raise error
             return
         stop: AgentStop | None = None
-        for call in reply.tool_calls:
-            if stop is None:
-                result, stop = self._run_call(call)
-            else:
-                result = ToolResult(f"Not run: the run ended ({stop.status}).", is_error=True)
-            self.messages.append(_tool_message(call, result))
+        with self.context.batched():  # a reply's edits of one file: one write of it
+            for call in reply.tool_calls:
+                if stop is None:
+                    result, stop = self._run_call(call)
+                else:
+                    result = ToolResult(f"Not run: the run ended ({stop.status}).", is_error=True)
+                self.messages.append(_tool_message(call, result))
         if stop is not None:
             raise stop
 

@@ -145,4 +145,23 @@ def test_reads_come_from_the_sandbox_once_until_a_tool_may_change_it(
     call(ctx, "read_file", path="calc.py")
     call(ctx, "edit_file", path="calc.py", old="X = 1", new="X = 2")
     assert "X = 2" in call(ctx, "read_file", path="calc.py").output
-    assert reads.count("calc.py") == 4  # again after the command, the test run and the edit
+    assert reads.count("calc.py") == 3  # again after the command and the test run only:
+    assert b"X = 2" in real("calc.py")  # the edit's own write is what a read sees
+
+
+def test_a_batch_of_edits_writes_each_file_once_and_before_anything_runs(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes: list[str] = []
+    real = ctx.sandbox.write
+    monkeypatch.setattr(ctx.sandbox, "write", lambda p, d: writes.append(p) or real(p, d))
+    with ctx.batched():
+        for number in range(3):
+            old, new = "return a + b", f"# {number}\n    return a + b"
+            assert not call(ctx, "edit_file", path="calc.py", old=old, new=new).is_error
+        assert writes == [] and "# 2" in call(ctx, "read_file", path="calc.py").output
+        shown = call(ctx, "run_shell", command="grep -c '# ' calc.py")  # the batch first
+        assert shown.output.endswith("stdout:\n3"), shown.output
+        call(ctx, "write_file", path="tests/test_new.py", content="def test_x():\n    pass\n")
+    assert writes == ["calc.py", "tests/test_new.py"]
+    assert ctx.sandbox.read("tests/test_new.py").startswith(b"def test_x")

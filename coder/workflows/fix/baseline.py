@@ -1,10 +1,10 @@
 """The fix workflow's first look: whether the suite runs at all, what fails, what is
 merely flaky, and how to group it.
 
-Flaky: each failing test is rerun, unchanged, 3 times in one pytest process (its node id
-repeated), and up to 10 times when those reruns were cheap (the rest would take at most a
-quarter of the baseline's time, or 1 s); one that passes at least once is flaky, not
-broken. A suite that
+Flaky: each failing test is rerun, unchanged, in one pytest process (its node id
+repeated): 10 times when the baseline's own durations show that cheap (the reruns past
+the third take at most a quarter of the baseline's time, or 1 s), else 3 times; one that
+passes at least once is flaky, not broken. A suite that
 is green and quick is also run again a few times, so that a flaky test that happened to
 pass is still caught.
 """
@@ -144,22 +144,25 @@ def take_baseline(
 
 def _red_flaky(sandbox: Sandbox, run: TestRun, timeout: float) -> list[str]:
     """The failures that pass at least once when rerun unchanged, repeated in one process:
-    _MIN_RERUNS times, then up to RERUNS when those reruns were cheap (`_more_reruns`)."""
+    RERUNS times when the baseline's own durations show that cheap (`_reruns`), else
+    _MIN_RERUNS times."""
+    targets = sorted({_target(f) for f in run.failures})
+    count = _reruns(run)
+    rerun = run_pytest(sandbox, targets, timeout=timeout * 2, repeat=count, brief=True)
+    if rerun.timed_out or not rerun.report_found:
+        return []
+    passed = _passed_again(run.failures, rerun)
+    return [f.nodeid for f in run.failures if f.nodeid in passed]
+
+
+def _reruns(run: TestRun) -> int:
+    """How many reruns of its failures the baseline `run` is worth: as many as fit in
+    _RERUN_BUDGET_S of the failures' own time, up to RERUNS, when the reruns past the
+    _MIN_RERUNS cost at most a quarter of the baseline's time, or _CHEAP_RERUNS_S."""
     spent = sum(f.duration for f in run.failures)
     times = max(_MIN_RERUNS, min(RERUNS, int(_RERUN_BUDGET_S / max(spent, 1e-3))))
-    passed: set[str] = set()
-    left, done = run.failures, 0
-    while left and done < times:
-        count = _MIN_RERUNS if not done else times - done
-        targets = sorted({_target(f) for f in left})
-        rerun = run_pytest(sandbox, targets, timeout=timeout * 2, repeat=count, brief=True)
-        if rerun.timed_out or not rerun.report_found:
-            break
-        passed |= _passed_again(left, rerun)
-        left, done = [f for f in left if f.nodeid not in passed], done + count
-        if not _more_reruns(run, rerun, count, times - done):
-            break
-    return [f.nodeid for f in run.failures if f.nodeid in passed]
+    cheap = spent * (times - _MIN_RERUNS) <= max(_CHEAP_RERUNS_S, run.duration / 4)
+    return times if cheap else _MIN_RERUNS
 
 
 def _passed_again(failures: list[TestOutcome], rerun: TestRun) -> set[str]:
@@ -173,13 +176,6 @@ def _passed_again(failures: list[TestOutcome], rerun: TestRun) -> set[str]:
             continue
         again.add(failure.nodeid)
     return again
-
-
-def _more_reruns(run: TestRun, rerun: TestRun, done: int, more: int) -> bool:
-    """Whether `more` reruns are worth their time (at most a quarter of the baseline's
-    own, or _CHEAP_RERUNS_S), judged by what `rerun`, `done` reruns, cost."""
-    cost = rerun.duration / max(done, 1) * more
-    return cost <= max(_CHEAP_RERUNS_S, run.duration / 4)
 
 
 def _green_flaky(

@@ -8,7 +8,9 @@ not shown yet, with each file alone put back). A test is shown to check the code
 fails there on one of its own checks (an `assert`, or `pytest.raises` that saw nothing
 raised: the failure's innermost frame in a test file), or because HEAD's code raised
 where the test expects it not to (innermost frame in a source file: the `pytest.raises`
-of a changed exception type sees the old type again). Anything else proves nothing: an
+of a changed exception type sees the old type again). A file whose change adds names
+(the new exception class) is put back as HEAD's code plus today's definitions of those
+names, so that a test importing them still imports. Anything else proves nothing: an
 error about the interface (a name, keyword or module HEAD's code does not have), a
 pass. Such a test goes on to the mutant hunt of strength.py as before.
 
@@ -57,16 +59,41 @@ def caught_by_the_change(
 
 def _attempts(swaps: Swaps) -> list[Swaps]:
     """The changed files put back as HEAD has them: all at once, then (several changed)
-    each alone. A change that adds a name in one file and uses it in another (a new
-    exception class the code now raises) does not import at HEAD as a whole, and the
-    repaired test imports the new name: then only the files that add no name are put
-    back, each alone, and they show the old behaviour to the test."""
+    each alone. A file that adds top-level names (a new exception class the code now
+    raises, which the repaired test imports) is put back as HEAD's code followed by the
+    definitions of those names as they are today: the test imports, and meets HEAD's
+    behaviour (such files come last when each is tried alone). Any version of the source
+    on which a repaired test fails on its own check shows that test can fail."""
     adding = {path for path, (head, now) in swaps.items() if _adds_names(head, now)}
-    whole = [] if adding or not swaps else [swaps]
+    back = {
+        path: (with_new_names(head, now) if path in adding else head, now)
+        for path, (head, now) in swaps.items()
+    }
+    usable = {path: pair for path, pair in back.items() if pair[0] is not None}
     alone: list[Swaps] = [
-        {path: swaps[path]} for path in sorted(swaps, key=lambda p: (p in adding, p))
+        {path: usable[path]} for path in sorted(usable, key=lambda p: (p in adding, p))
     ]
-    return (whole + alone[:MAX_ALONE]) if len(swaps) > 1 else whole
+    whole: list[Swaps] = [usable] if usable else []
+    return (whole + alone[:MAX_ALONE]) if len(usable) > 1 else whole
+
+
+def with_new_names(head: bytes | None, now: bytes | None) -> bytes | None:
+    """HEAD's module followed by today's top-level definitions of the names HEAD lacks
+    (decorators included); None when either does not parse."""
+    try:
+        old, new = ast.parse(head or b""), ast.parse(now or b"")
+    except (SyntaxError, ValueError):
+        return None
+    have = _names_of(old)
+    lines = (now or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    added = []
+    for node in new.body:
+        if _defined(node) - have and node.end_lineno is not None:
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            added.append("".join(lines[first - 1 : node.end_lineno]))
+    if not added:
+        return head
+    return (head or b"").rstrip(b"\n") + b"\n\n\n" + "\n\n".join(added).encode("utf-8")
 
 
 def _adds_names(head: bytes | None, now: bytes | None) -> bool:
@@ -79,14 +106,20 @@ def _top_names(data: bytes | None) -> set[str]:
         tree = ast.parse(data or b"")
     except (SyntaxError, ValueError):
         return {"<unparsable>"}
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names.update(t.id for t in targets if isinstance(t, ast.Name))
-    return names
+    return _names_of(tree)
+
+
+def _names_of(tree: ast.Module) -> set[str]:
+    return {name for node in tree.body for name in _defined(node)}
+
+
+def _defined(node: ast.stmt) -> set[str]:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {t.id for t in targets if isinstance(t, ast.Name)}
+    return set()
 
 
 def _head_source(sandbox: Sandbox, session: Session) -> Swaps:

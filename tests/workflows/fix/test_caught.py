@@ -11,7 +11,7 @@ import pytest
 from coder.config import load_settings
 from coder.workflows import RunHooks
 from coder.workflows.fix.baseline import Baseline
-from coder.workflows.fix.caught import caught_by_the_change
+from coder.workflows.fix.caught import caught_by_the_change, with_new_names
 from coder.workflows.fix.hunt import Unit
 from coder.workflows.session import Session
 from tests.helpers import TEST_IMAGE, commit_all, write_tree
@@ -121,3 +121,38 @@ def test_a_new_exception_class_is_shown_by_putting_back_only_the_code_raising_it
     killed, runs, kept = _caught(tmp_path, head, now, repaired)
     # errors.py adds a name: all at once would not import; prices.py alone raises the old type
     assert (killed, runs, kept) == (True, 1, True)
+
+
+def test_a_new_exception_class_in_the_file_that_raises_it_is_kept_beside_heads_code(
+    tmp_path: Path, kind: str
+) -> None:
+    head = HEAD | {
+        "shop/prices.py": PRICES + "\n\n" + CHECK.format(error="ValueError"),
+        TEST: _test("    with pytest.raises(ValueError):\n        check(-1)\n", IMPORTS),
+    }
+    now = {
+        "shop/prices.py": PRICES
+        + "\n\n@dataclass_like\nclass NegativeError(Exception):\n    pass\n\n\n"
+        + CHECK.format(error="NegativeError"),
+    }
+    now["shop/prices.py"] = "def dataclass_like(cls):\n    return cls\n\n\n" + now["shop/prices.py"]
+    repaired = _test(
+        "    with pytest.raises(NegativeError):\n        check(-1)\n",
+        "from shop.prices import NegativeError, check\n",
+    )
+    killed, runs, kept = _caught(tmp_path, head, now, repaired, kind)
+    # HEAD's check() raises ValueError, which pytest.raises(NegativeError) lets through
+    assert (killed, runs, kept) == (True, 1, True)
+
+
+IMPORTS = "from shop.prices import check\n"
+
+
+def test_heads_module_gains_todays_definitions_of_the_new_names_only() -> None:
+    head = b"X = 1\n\n\ndef old():\n    return X\n"
+    now = b"X = 2\nY = 3\n\n\n@decorate\ndef new():\n    return Y\n\n\ndef old():\n    return 0\n"
+
+    merged = with_new_names(head, now)
+
+    assert merged == head + b"\n\nY = 3\n\n\n@decorate\ndef new():\n    return Y\n"
+    assert with_new_names(b"def broken(:\n", now) is None

@@ -25,6 +25,10 @@ Args = TypeVar("Args", bound=BaseModel)
 WritePolicy = Callable[[str], "str | None"]
 """Given a workspace-relative path, return why writing it is refused, or None to allow."""
 
+TestRunner = Callable[[list[str] | None, float, int, "list[str] | None"], TestRun]
+"""(tests, timeout, repeat, again) -> the run: how `run_tests` runs pytest, when not
+itself (several agents' runs made as one, coder/workflows/fix/together.py)."""
+
 Approver = Callable[[str, str], bool]
 """Asked before a write or a shell command: (action, detail) -> allowed?"""
 
@@ -86,6 +90,8 @@ class ToolContext:
     """Tests that each `run_tests` of the default scope runs again in the same process,
     and how many runs of them in all: a few repeats cost far less than another pytest
     start, and so the agent's last run is all the samples the verification needs."""
+    runner: TestRunner | None = None
+    """Runs `run_tests`' pytest instead of `run_pytest` in `sandbox` (None: that)."""
     reads: dict[str, bytes] = field(default_factory=dict)
     """Files read since the last tool that may have changed the sandbox (any but
     `READS_ONLY`, test runs included): a paged file or a search reads each file once."""

@@ -84,7 +84,10 @@ def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
         again, times = ctx.repeated if ctx.repeated and not tests else (None, 1)
         timeout = ctx.time_left(ctx.test_timeout * times)
         scope = tests or ctx.default_tests
-        run = run_pytest(ctx.sandbox, scope, timeout=timeout, repeat=times, again=again)
+        if ctx.runner is not None:
+            run = ctx.runner(scope, timeout, times, again)
+        else:
+            run = run_pytest(ctx.sandbox, scope, timeout=timeout, repeat=times, again=again)
         ctx.fresh_run = None if tests else run
     return ToolResult(output=render_test_run(run), exit_code=run.exit_code, data=run.model_dump())
 

@@ -46,7 +46,7 @@ from sandbox.docker.files import (
     tar_of_tree,
 )
 from sandbox.docker.view import VIEW_FILE_BYTES, WorkspaceView
-from sandbox.paths import clean_relative, too_large
+from sandbox.paths import checked_changes, clean_relative, too_large
 
 T = TypeVar("T")
 __all__ = ["DockerSandbox", "DockerSandboxConfig"]
@@ -183,7 +183,7 @@ class DockerSandbox(Lifecycle):
         archive = tar_of_file(relative, data)
         if not self._engine(lambda: self._started().put_archive(WORKSPACE, archive)):
             raise SandboxError(f"cannot write {path!r} in the container")
-        self._view = view.wrote(relative, data) if view is not None else None
+        self._view = view.wrote(relative, data, self._manifest.get(relative)) if view else None
 
     def list(self, path: str = ".") -> list[str]:
         code, out, err = self._run(helper_command("list", clean_relative(path)), workdir="/")
@@ -195,10 +195,10 @@ class DockerSandbox(Lifecycle):
         host (no helper runs) and checked by `sandbox.paths.checked_changes`. A container
         that stopped raises SandboxGone; asked again, it hands back what it holds (the
         work of a dead sandbox, to keep as a patch, never to apply)."""
+        if self._view is not None and self._view.changes is not None:
+            return checked_changes(self._view.changes)  # nothing ran since but coder's writes
         if not self._dead:
             self._raise_if_gone(1)
-        if self._view is not None and self._view.changes is not None:
-            return dict(self._view.changes)  # nothing ran or was written since
         self._view = None
         stream, _ = self._engine(lambda: self._started().get_archive(WORKSPACE))
         try:

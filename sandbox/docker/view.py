@@ -1,7 +1,8 @@
 """What the last archive of /workspace showed, kept until anything runs in the container.
 
 `changes()` reads the whole workspace as one archive; its regular files' bytes answer
-later reads until the next command (a read through the helper is a round trip, about
+later reads, and its changes (with coder's own writes laid over them) later calls of
+`changes()`, until the next command (a read through the helper is a round trip, about
 0.1 s). A path the archive cannot vouch for goes to the helper as before: a symlink or
 special file, or anything below one, a hard link, a file too large to keep, a folder,
 and anything in IGNORED_DIRS (never archived). A path the archive shows absent is
@@ -10,6 +11,7 @@ absent: the helper would say the same.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 
 from sandbox.base import IGNORED_DIRS, SandboxError
@@ -81,7 +83,16 @@ class WorkspaceView:
         prefixes = ("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
         return any(prefix in self.unsure for prefix in prefixes)
 
-    def wrote(self, relative: str, data: bytes) -> WorkspaceView:
-        """The view after coder wrote `data` at `relative` (its changes unknown now)."""
+    def wrote(self, relative: str, data: bytes, original: str | None) -> WorkspaceView:
+        """The view after coder wrote `data` at `relative`, whose sha256 at the start was
+        `original` (None: no such file). Its changes stay known when the archive showed
+        a regular file or nothing there: that one path now holds `data`."""
         files = {**self.files, relative: data} if len(data) <= VIEW_FILE_BYTES else self.files
-        return WorkspaceView(files, self.listed | {relative}, self.unsure)
+        changes = None
+        if self.changes is not None and (self.regular(relative) or self.absent(relative)):
+            changes = dict(self.changes)
+            if hashlib.sha256(data).hexdigest() == original:
+                changes.pop(relative, None)
+            else:
+                changes[relative] = data
+        return WorkspaceView(files, self.listed | {relative}, self.unsure, changes)

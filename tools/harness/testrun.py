@@ -91,6 +91,21 @@ class TestRun(BaseModel):
     def ok(self) -> bool:
         return self.report_found and self.exit_code == 0 and not self.failures
 
+    def within(self, scope: list[str]) -> TestRun:
+        """This run cut to `scope` (files or node ids), as a run of only those reports it;
+        a run that did not end normally (exit code 2 or more) keeps its exit code."""
+
+        def inside(nodeid: str) -> bool:
+            return any(nodeid == s or nodeid.startswith((s + "::", s + "[")) for s in scope)
+
+        failures = [f for f in self.failures if inside(f.nodeid)]
+        outcomes = {n: o for n, o in self.outcomes.items() if inside(n)}
+        cut = self.with_outcomes(failures, outcomes)
+        code = self.exit_code
+        if code in (0, 1, 5):
+            code = 1 if failures else (0 if outcomes else 5)
+        return cut.model_copy(update={"exit_code": code, "collected": len(outcomes)})
+
     def with_outcomes(self, failures: list[TestOutcome], outcomes: dict[str, str]) -> TestRun:
         """This run with other `failures` and `outcomes`, its counts taken from them."""
         counts = Counter(outcomes.values())

@@ -82,7 +82,7 @@ def sync(
 ) -> None:
     """Make every file any group touched hold the kept repairs, or else its original."""
     merged = merge(kept)
-    touched = {path for outcome in outcomes for path in outcome.changes} | set(merged)
+    touched = {path for o in outcomes for path in [*o.changes, *o.touched]} | set(merged)
     wanted = {**session.files.originals_of(p for p in touched if p not in merged), **merged}
     held = sandbox.changes()  # write only what differs: each write is a round trip
     _apply(

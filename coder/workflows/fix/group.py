@@ -24,6 +24,7 @@ from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
 from tools import (
     TestRun,
+    TestRunner,
     allow_all_writes,
     is_test_module,
     render_test_run,
@@ -53,6 +54,8 @@ class GroupOutcome:
     """The group's tests left red, each with its own reason."""
     flaky: list[str] = field(default_factory=list)
     """The group's tests that passed when run again with no change made."""
+    touched: frozenset[str] = frozenset()
+    """Every file its agent wrote, kept or not: what taking the attempt back restores."""
 
     def verdict(self, nodeid: str, kept: bool) -> tuple[str, str]:
         """(status, reason) of one test of the group; `kept`: the change is delivered."""
@@ -67,6 +70,16 @@ class GroupOutcome:
 FLAKY_IN_GROUP = "failed at baseline, then passed with no change made: flaky, not broken"
 
 
+def said(outcome: GroupOutcome) -> str:
+    """The group's outcome in a few words, for the progress line."""
+    if outcome.repaired:
+        left = len(outcome.unfixed)
+        return "verified" + (f" ({left} of its tests still red)" if left else "")
+    if outcome.flaky and len(outcome.flaky) == len(outcome.group.nodeids):
+        return "flaky: passed when run again unchanged"
+    return f"unfixed: {outcome.reason.splitlines()[0]}"
+
+
 @dataclass(frozen=True)
 class Task:
     """One group to repair, and what the user allowed and selected."""
@@ -76,6 +89,11 @@ class Task:
     allow_src: bool = False
     tests: list[str] | None = None
     """--tests: the group's agent and verification run only the selected tests of it."""
+    runs: TestRunner | None = None
+    """How its test runs are made (None: run_pytest in its sandbox; together.py shares them)."""
+    strength: bool = True
+    """Whether verification checks the repaired tests can still fail (together.py checks
+    that for all groups at once, afterwards)."""
 
     @property
     def scope(self) -> list[str]:
@@ -111,9 +129,10 @@ def _repair_in(sandbox: Sandbox, session: Session, task: Task) -> GroupOutcome:
     agent = session.agent(sandbox, key=key, policy=policy, tests=task.scope)
     agent.context.known_run = task.known(sandbox)
     agent.context.repeated = (task.again, VERIFY_RUNS)
+    agent.context.runner = task.runs
     result = agent.run(task_for(task.group))
     outcome = _rounds(agent, result, sandbox, session, task)
-    return replace(outcome, effort=Effort.of(agent))
+    return replace(outcome, effort=Effort.of(agent), touched=frozenset(agent.context.written))
 
 
 def task_for(group: Group) -> str:
@@ -196,9 +215,9 @@ def verify(
     verdict = judge(run, group, baseline)
     if verdict.problem is not None:
         return replace(verdict, problem=f"{verdict.problem}:\n{render_test_run(run)}")
-    problem = added_hooks(baseline.run, run) or cannot_fail(
-        sandbox, session, baseline, changes, verdict.fixed
-    )
+    problem = added_hooks(baseline.run, run)
+    if problem is None and task.strength:
+        problem = cannot_fail(sandbox, session, baseline, changes, verdict.fixed)
     return replace(verdict, problem=problem)
 
 
@@ -214,6 +233,8 @@ def repeated(
     if prior is not None and prior.report_found and not prior.timed_out:
         return prior
     timeout = session.settings.test_timeout * VERIFY_RUNS
+    if task.runs is not None:
+        return task.runs(task.scope, timeout, VERIFY_RUNS, task.again)
     return run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=task.again)
 
 

@@ -45,13 +45,20 @@ _ADVICE = (
 
 
 def cannot_fail(
-    sandbox: Sandbox, session: Session, baseline: Baseline, changes: Changes, repaired: list[str]
+    sandbox: Sandbox,
+    session: Session,
+    baseline: Baseline,
+    changes: Changes,
+    repaired: list[str],
+    caught: bool = True,
 ) -> str | None:
-    """Why the repaired tests could not fail against a change of the code they test, or None."""
-    units = _units(repaired)
+    """Why the repaired tests could not fail against a change of the code they test, or
+    None; `caught`: try the change itself first (False: the caller has, caught.py)."""
+    units = units_of(repaired)
     if only_renamed(session, changes):
         return None  # the original tests, spelling the source's new names (renamed.py)
-    caught_by_the_change(sandbox, session, baseline.run.failures, units)
+    if caught:
+        caught_by_the_change(sandbox, session, baseline.run.failures, units)
     units = [unit for unit in units if not unit.killed]
     if not units or sandbox in _UNMEASURABLE:
         return None
@@ -77,7 +84,8 @@ def cannot_fail(
     return _judge_at_head(sandbox, session, hunt, weak) if weak else None
 
 
-def _units(nodeids: list[str]) -> list[Unit]:
+def units_of(nodeids: list[str]) -> list[Unit]:
+    """The repaired tests as units: a test function with its parameter sets, or a module."""
     units: dict[str, Unit] = {}
     for nodeid in nodeids:
         file, _, rest = nodeid.partition("::")

@@ -22,9 +22,10 @@ from coder.delivery.report import FixReport, TestCounts, TestResult
 from coder.models import Model
 from coder.workflows.fix.baseline import Baseline, BaselineOutcome, first_look
 from coder.workflows.fix.final import FinalGate, final_check, merge, sync
-from coder.workflows.fix.group import GroupOutcome, Task, repair_group, repeated
+from coder.workflows.fix.group import GroupOutcome, Task, repair_group, repeated, said
 from coder.workflows.fix.options import FixOptions
-from coder.workflows.session import Effort, RunHooks, Session
+from coder.workflows.fix.together import repair_together, together
+from coder.workflows.session import Effort, RunHooks, Session, is_builtin
 from sandbox import Sandbox, SandboxError
 from tools import is_test_module
 
@@ -97,6 +98,10 @@ def _repair_all(
     done: list[GroupOutcome],
 ) -> list[GroupOutcome]:
     info = session.hooks.info
+    if together(options, len(baseline.groups), is_builtin(session.model)):
+        outcomes = repair_together(session, main, baseline, options)
+        done.extend(outcomes)
+        return outcomes
 
     def one(index: int, shared: Sandbox | None) -> GroupOutcome:
         group = baseline.groups[index]
@@ -105,7 +110,7 @@ def _repair_all(
         outcome = _already_repaired(session, shared, task, done) or repair_group(
             session, task, shared
         )
-        info(f"{group.file}: {_said(outcome)}")
+        info(f"{group.file}: {said(outcome)}")
         done.append(outcome)
         if shared is not None and not outcome.repaired:
             # take its attempt back out before the next group
@@ -117,15 +122,6 @@ def _repair_all(
         return [one(index, main) for index in indexes]
     with ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="coder-fix") as pool:
         return list(pool.map(lambda index: one(index, None), indexes))
-
-
-def _said(outcome: GroupOutcome) -> str:
-    if outcome.repaired:
-        left = len(outcome.unfixed)
-        return "verified" + (f" ({left} of its tests still red)" if left else "")
-    if outcome.flaky and len(outcome.flaky) == len(outcome.group.nodeids):
-        return "flaky: passed when run again unchanged"
-    return f"unfixed: {outcome.reason.splitlines()[0]}"
 
 
 def _already_repaired(

@@ -31,6 +31,6 @@ def test_a_quick_failing_test_is_rerun_ten_times(tmp_path: Path) -> None:
 
 
 def test_a_slow_failing_test_is_rerun_three_times_only(tmp_path: Path) -> None:
-    # the baseline shows 0.4 s a run: 7 reruns past the third would take 2.8 s, over the 1 s (or a quarter of the
-    # baseline's time) that reruns past the third may cost.
+    # the baseline shows 0.4 s a run: 7 reruns past the third would take 2.8 s, over
+    # the 1 s (or a quarter of the baseline's time) that reruns past the third may cost.
     assert _runs(tmp_path, 0.4) == (1 + 3, [])

@@ -1,0 +1,182 @@
+"""The builtin engine's groups repaired together in one sandbox, their test runs shared.
+
+The engine is deterministic and, allowed to edit tests only, each group's agent edits
+its own test file alone. So rather than one group after another, each with its own
+pytest runs, every group's agent runs in a thread of its own, one thread at a time
+(`SharedRuns`: a thread runs only while it holds the turn), and their test runs wait for
+each other: when every agent still at work waits for a run, one pytest process runs all
+their scopes, repeats included, and each agent gets its own share of it (the run cut to
+its scope). A group's verification is as strict as alone (group.py), but for the
+strength check, which swaps source files and so cannot run beside other groups' runs:
+it comes once all agents are done (`strength_of_all`): one run of every repaired test
+against HEAD's source (caught.py), then the mutant hunt, group by group, for the tests
+that run did not show. A repair rejected there is unfixed with the reason.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+from coder.workflows.fix.baseline import Baseline
+from coder.workflows.fix.caught import caught_by_the_change
+from coder.workflows.fix.final import sync
+from coder.workflows.fix.group import GroupOutcome, Task, repair_group, said
+from coder.workflows.fix.options import FixOptions
+from coder.workflows.fix.renamed import only_renamed
+from coder.workflows.fix.strength import cannot_fail, units_of
+from coder.workflows.session import Session
+from sandbox import Sandbox
+from tools import TestRun, run_pytest
+
+Tests = list[str] | None
+
+
+@dataclass(frozen=True)
+class _Ask:
+    scope: list[str]
+    timeout: float
+    repeat: int
+    again: list[str] | None
+
+
+class SharedRuns:
+    """Test runs of several threads' agents made as one pytest run, when all wait."""
+
+    def __init__(self, sandbox: Sandbox, members: int) -> None:
+        self.sandbox = sandbox
+        self.turn = threading.Condition()
+        self.members = members
+        self.asks: dict[int, _Ask] = {}
+        self.answers: dict[int, TestRun | BaseException] = {}
+        self.runs = 0
+        """pytest processes started; against `asked`, what sharing saved."""
+        self.asked = 0
+
+    @contextmanager
+    def member(self) -> Iterator[None]:
+        """The calling thread's turn, for as long as it works (it must be counted in
+        `members` already); when it leaves, the others' runs need not wait for it."""
+        with self.turn:
+            try:
+                yield
+            finally:
+                self.members -= 1
+                self._run_if_all_wait()
+
+    def run(
+        self,
+        scope: list[str] | None,
+        timeout: float,
+        repeat: int = 1,
+        again: list[str] | None = None,
+    ) -> TestRun:
+        """The run of `scope`, made with the other members' runs (call it on your turn)."""
+        if scope is None:  # the whole suite: nothing to share it with
+            self.runs, self.asked = self.runs + 1, self.asked + 1
+            return run_pytest(self.sandbox, None, timeout, repeat=repeat, again=again)
+        self.asked += 1
+        key = threading.get_ident()
+        self.asks[key] = _Ask(list(scope), timeout, repeat, again)
+        self._run_if_all_wait()
+        self.turn.wait_for(lambda: key in self.answers)
+        answer = self.answers.pop(key)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    def _run_if_all_wait(self) -> None:
+        if not self.asks or len(self.asks) < self.members:
+            return
+        asks, self.asks = self.asks, {}
+        try:
+            merged = self._merged(list(asks.values()))
+        except BaseException as error:  # every waiting agent learns it, none hangs
+            self.answers.update((key, error) for key in asks)
+            self.turn.notify_all()
+            raise
+        self.answers.update((key, merged.within(ask.scope)) for key, ask in asks.items())
+        self.turn.notify_all()
+
+    def _merged(self, asks: list[_Ask]) -> TestRun:
+        scope = list(dict.fromkeys(test for ask in asks for test in ask.scope))
+        repeat = max(ask.repeat for ask in asks)
+        again = [test for ask in asks if ask.repeat > 1 for test in (ask.again or ask.scope)]
+        self.runs += 1
+        return run_pytest(
+            self.sandbox,
+            scope,
+            timeout=sum(ask.timeout for ask in asks),
+            repeat=repeat,
+            again=sorted(set(again)) if repeat > 1 else None,
+        )
+
+
+def together(options: FixOptions, groups: int, builtin: bool) -> bool:
+    """Whether the groups are repaired together: the builtin engine, tests only, one
+    sandbox, and more than one group to share runs with."""
+    return builtin and not options.allow_src and options.jobs <= 1 and groups > 1
+
+
+def repair_together(
+    session: Session, sandbox: Sandbox, baseline: Baseline, options: FixOptions
+) -> list[GroupOutcome]:
+    """Every group's outcome, the groups repaired at once (see the module docstring)."""
+    shared = SharedRuns(sandbox, len(baseline.groups))
+    info = session.hooks.info
+
+    def one(task: Task) -> GroupOutcome:
+        with shared.member():
+            info(f"repairing {task.group.file}: {len(task.group.failures)} failing")
+            return repair_group(session, task, sandbox)
+
+    tasks = [
+        Task(group, baseline, options.allow_src, options.tests, runs=shared.run, strength=False)
+        for group in baseline.groups
+    ]
+    with ThreadPoolExecutor(len(tasks), thread_name_prefix="coder-together") as pool:
+        outcomes = list(pool.map(one, tasks))
+    sync(sandbox, session, outcomes, [o for o in outcomes if o.repaired])
+    checked = strength_of_all(session, sandbox, baseline, outcomes)
+    if checked != outcomes:
+        sync(sandbox, session, outcomes, [o for o in checked if o.repaired])
+    for outcome in checked:
+        info(f"{outcome.group.file}: {said(outcome)}")
+    info(f"{len(tasks)} groups together: {shared.runs} pytest runs for {shared.asked} asked")
+    return checked
+
+
+def strength_of_all(
+    session: Session, sandbox: Sandbox, baseline: Baseline, outcomes: list[GroupOutcome]
+) -> list[GroupOutcome]:
+    """The outcomes once each kept repair's tests are shown able to fail: one run of them
+    all against HEAD's source, then each group's mutant hunt for the rest."""
+    todo = [o for o in outcomes if o.repaired and not only_renamed(session, o.changes)]
+    units = {o.group.file: units_of(_fixed(o)) for o in todo}
+    caught_by_the_change(
+        sandbox, session, baseline.run.failures, [u for each in units.values() for u in each]
+    )
+    rejected: dict[str, str] = {}
+    for outcome in todo:
+        left = [u.label for u in units[outcome.group.file] if not u.killed]
+        nodeids = [n for n in _fixed(outcome) if n.split("[")[0] in left or n in left]
+        problem = (
+            cannot_fail(sandbox, session, baseline, outcome.changes, nodeids, caught=False)
+            if nodeids
+            else None
+        )
+        if problem is not None:
+            rejected[outcome.group.file] = problem
+    return [
+        replace(o, repaired=False, reason=f"rejected: {rejected[o.group.file]}", fixed=None)
+        if o.group.file in rejected
+        else o
+        for o in outcomes
+    ]
+
+
+def _fixed(outcome: GroupOutcome) -> list[str]:
+    return outcome.group.nodeids if outcome.fixed is None else outcome.fixed

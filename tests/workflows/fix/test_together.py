@@ -1,0 +1,170 @@
+"""The builtin engine's groups repaired together: several agents' test runs made as one
+pytest run in a real sandbox, each agent given its own share, and whole `coder fix` runs
+whose patch is the one the groups make apart."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from coder.cli import main
+from coder.config import load_settings
+from coder.workflows import RunHooks
+from coder.workflows.fix.baseline import take_baseline
+from coder.workflows.fix.group import GroupOutcome
+from coder.workflows.fix.together import SharedRuns, strength_of_all
+from coder.workflows.session import Session
+from sandbox import LocalSandbox, SandboxError
+from tests.helpers import commit_all, git, write_tree
+
+pytestmark = pytest.mark.timeout(600)
+
+PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
+SIZES = "def double(n):\n    return n * 3\n\n\ndef label(n):\n    return f'size {n}'\n"
+
+
+def _test_file(number: int) -> str:
+    return (
+        "from sizes import double, label\n\n\n"
+        f"def test_double_{number}():\n    assert double({number}) == {2 * number}\n\n\n"
+        f"def test_label_{number}():\n    assert label({number}) == 'size {number}'\n"
+    )
+
+
+def _repo(tmp_path: Path, files: int = 3) -> Path:
+    tree = {"pyproject.toml": PYPROJECT, "sizes.py": SIZES.replace("n * 3", "n * 2")}
+    tree |= {f"tests/test_s{i}.py": _test_file(i) for i in range(1, files + 1)}
+    repo = commit_all(write_tree(tmp_path / "repo", tree))
+    (repo / "sizes.py").write_text(SIZES)  # the intended change: each file's double test breaks
+    return repo
+
+
+def test_the_runs_of_agents_that_all_wait_are_one_pytest_run_each_given_its_share(
+    tmp_path: Path,
+) -> None:
+    repo = _repo(tmp_path)
+    with LocalSandbox(repo) as sandbox:
+        shared = SharedRuns(sandbox, 3)
+        seen: dict[str, object] = {}
+
+        def agent(number: int) -> None:
+            with shared.member():
+                scope = [f"tests/test_s{number}.py"]
+                seen[scope[0]] = shared.run(
+                    scope, 60, 3, [f"tests/test_s{number}.py::test_double_{number}"]
+                )
+
+        threads = [threading.Thread(target=agent, args=(n,)) for n in (1, 2, 3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+
+    assert (shared.runs, shared.asked) == (1, 3)
+    for number in (1, 2, 3):
+        run = seen[f"tests/test_s{number}.py"]
+        assert set(run.outcomes) == {  # type: ignore[attr-defined]
+            f"tests/test_s{number}.py::test_double_{number}",
+            f"tests/test_s{number}.py::test_label_{number}",
+        }
+        (failure,) = run.failures  # type: ignore[attr-defined]
+        assert failure.nodeid.endswith(f"test_double_{number}") and failure.runs == 3
+        assert run.exit_code == 1 and run.failed == 1 and run.passed == 1  # type: ignore[attr-defined]
+
+
+def test_a_shared_run_that_fails_reaches_every_waiting_agent_and_none_hangs(
+    tmp_path: Path,
+) -> None:
+    repo = _repo(tmp_path)
+    errors: list[str] = []
+    with LocalSandbox(repo) as sandbox:
+        shared = SharedRuns(sandbox, 2)
+
+        def broken(*args: object, **kwargs: object) -> None:
+            raise SandboxError("the container is gone")
+
+        shared._merged = broken  # type: ignore[method-assign,assignment]
+
+        def agent(number: int) -> None:
+            with shared.member():
+                try:
+                    shared.run([f"tests/test_s{number}.py"], 60)
+                except SandboxError as error:
+                    errors.append(str(error))
+
+        threads = [threading.Thread(target=agent, args=(n,)) for n in (1, 2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert not any(thread.is_alive() for thread in threads)
+    assert errors == ["the container is gone"] * 2
+
+
+def _fix(repo: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[dict, str]:  # type: ignore[type-arg]
+    argv = ["fix", str(repo), "--sandbox", "local", "--model", "builtin", "--json", *extra]
+    code = main(argv)
+    out = capsys.readouterr()
+    report = json.loads(out.out)
+    assert code == 0, out.err
+    return report, out.err
+
+
+def test_groups_repaired_together_make_the_patch_they_make_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    together = _repo(tmp_path / "a", files=4)
+    apart = _repo(tmp_path / "b", files=4)
+
+    report, err = _fix(together, capsys)
+    alone, alone_err = _fix(apart, capsys, "--jobs", "2")  # own sandboxes: never together
+
+    assert "together" not in alone_err
+    found = re.search(r"4 groups together: (\d+) pytest runs for (\d+) asked", err)
+    assert found is not None, err
+    runs, asked = int(found.group(1)), int(found.group(2))
+    assert runs < asked
+    assert report["status"] == alone["status"] == "fixed"
+    statuses = sorted((t["nodeid"], t["status"]) for t in report["tests"])
+    assert statuses == sorted((t["nodeid"], t["status"]) for t in alone["tests"])
+    assert len(statuses) == 4 and {s for _, s in statuses} == {"repaired"}
+    assert git(together, "diff") == git(apart, "diff").replace(str(apart), str(together))
+    assert "assert double(3) == 9" in (together / "tests/test_s3.py").read_text()
+
+
+STUBBED = (
+    "import sizes\n\n\n"
+    "def test_double_1(monkeypatch):\n"
+    "    monkeypatch.setattr(sizes, 'double', lambda n: n * 2)\n"
+    "    assert sizes.double(1) == 2\n\n\n"
+    "def test_label_1():\n    assert sizes.label(1) == 'size 1'\n"
+)
+
+
+def test_after_all_groups_a_repair_that_cannot_fail_is_rejected_and_the_honest_one_kept(
+    tmp_path: Path,
+) -> None:
+    repo = _repo(tmp_path, files=2)
+    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
+    session = Session.start(
+        "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
+    )
+    honest = _test_file(2).replace("== 4", "== 6").encode()
+    with session.open_sandbox(quiet=True) as sandbox:
+        baseline = take_baseline(sandbox, None, 60, lambda _: None)
+        for path, data in (("tests/test_s1.py", STUBBED.encode()), ("tests/test_s2.py", honest)):
+            sandbox.write(path, data)
+        outcomes = [
+            GroupOutcome(group, True, changes={group.file: sandbox.read(group.file)})
+            for group in baseline.groups
+        ]
+
+        checked = strength_of_all(session, sandbox, baseline, outcomes)
+
+    verdicts = {o.group.file: (o.repaired, o.reason.split(":")[0]) for o in checked}
+    assert verdicts == {"tests/test_s1.py": (False, "rejected"), "tests/test_s2.py": (True, "")}
+    assert "can no longer fail" in checked[0].reason

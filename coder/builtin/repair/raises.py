@@ -96,6 +96,9 @@ def _retype(
     reason = f"{path}:{node.lineno} expected exception {source.segment(node)} -> {raised}"
     reason += f" (the code now raises {raised}: {first[:80]})"
     replacements = [source.replace(node, raised, reason)]
+    for other in _siblings(tree, source, node, outcome.message):
+        also = f"{path}:{other.lineno} expected exception {source.segment(other)} -> {raised}"
+        replacements.append(source.replace(other, raised, f"{also} (as at line {node.lineno})"))
     if not (_is_builtin_exception(raised) or raised in module_bindings(tree)):
         defining = index.definitions(raised) if index is not None else []
         if len(defining) != 1:
@@ -106,6 +109,29 @@ def _retype(
         statement = f"from {defining[0]} import {raised}"
         replacements.append(import_line(source, tree, statement, f"{reason}; {statement}"))
     return make_edits(path, source, replacements)
+
+
+def _siblings(tree: ast.Module, source: SourceText, node: ast.expr, message: str) -> list[ast.expr]:
+    """The other raises blocks of the same test function that expect the very type the
+    failing one did, with no `match=` the new error's message fails: pytest stops at a
+    test's first failure, so each would fail one run later, for the same reason."""
+    enclosing = [
+        f for f in ast.walk(tree)
+        if isinstance(f, FunctionNode) and f.lineno <= node.lineno <= (f.end_lineno or 0)
+    ]  # fmt: skip
+    if not enclosing:
+        return []
+    function = max(enclosing, key=lambda f: f.lineno)  # the innermost
+    text = source.segment(node)
+    found = []
+    for each in ast.walk(function):
+        block = _block(each)
+        if block is None or block[0] is node or source.segment(block[0]) != text:
+            continue
+        pattern = _match_pattern(block[1])
+        if pattern is None or re.search(pattern, message):
+            found.append(block[0])
+    return found
 
 
 def _expected_type(node: ast.AST, line: int) -> tuple[ast.expr, ast.Call] | None:

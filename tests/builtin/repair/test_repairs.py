@@ -334,6 +334,28 @@ def test_raising_nothing_a_new_message_or_a_bug_is_refused() -> None:
     refused(plan_raises(bug, SETTINGS_TESTS, "t.py"), "looks like a bug")
 
 
+def test_the_same_expected_type_later_in_the_test_is_retyped_in_the_same_pass() -> None:
+    source = (
+        "def test_missing():\n"
+        "    with pytest.raises(KeyError):\n        get({}, 'a')\n"
+        "    with pytest.raises(KeyError, match='unknown'):\n        get({}, 'b')\n"
+        "    with pytest.raises(KeyError, match='other words'):\n        get({}, 'c')\n"
+        "    pytest.raises(KeyError, get, {}, 'd')\n"
+        "    with pytest.raises(IndexError):\n        get([], 0)\n\n\n"
+        "def test_elsewhere():\n    with pytest.raises(KeyError):\n        get({}, 'e')\n"
+    )
+    failure = {**raised("ValueError", "unknown setting: a", []), "crash_line": 3}
+    failure["nodeid"] = "t.py::test_missing"
+
+    text = applied(source, plan_raises(failure, source, "t.py"))
+
+    assert text.count("raises(ValueError") == 3  # the first, the matching one, the callable
+    assert "raises(KeyError, match='other words')" in text  # its message is not the new one
+    assert "raises(IndexError)" in text and text.endswith(
+        "raises(KeyError):\n        get({}, 'e')\n"
+    )
+
+
 def test_unittest_assert_raises_is_retyped() -> None:
     source = (
         "class T(TestCase):\n    def test_x(self):\n"

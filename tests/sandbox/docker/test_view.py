@@ -67,8 +67,13 @@ def test_changes_asked_again_with_nothing_done_between_are_not_read_again(box: A
     first = sandbox.changes()
     assert sandbox.changes() == first == {"new.py": b"C = 3\n"}
     assert len(archives) == 1
-    sandbox.write("app.py", b"A = 2\n")
+    original = sandbox.read("app.py")
+    sandbox.write("app.py", b"A = 2\n")  # coder's own write: the changes stay known
     assert sandbox.changes() == {"app.py": b"A = 2\n", "new.py": b"C = 3\n"}
+    sandbox.write("app.py", original)  # back as at the start: no change any more
+    assert sandbox.changes() == {"new.py": b"C = 3\n"}
+    assert len(archives) == 1
+    sandbox.write("app.py", b"A = 2\n")
     sandbox.exec("rm new.py")
     assert sandbox.changes() == {"app.py": b"A = 2\n"}
-    assert len(archives) == 3
+    assert len(archives) == 2

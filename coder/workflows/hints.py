@@ -166,9 +166,10 @@ def _likely_fix(run: TestRun, paths: set[str], interpreter: str) -> str:
 
 def _install(problem: str, package: str) -> str:
     return (
-        f"{problem}: install it into the project's virtualenv or pass --python (local "
-        f"sandbox), or declare {package} in pyproject.toml or a requirements file (Docker "
-        "installs declared dependencies from wheels, --deps auto)"
+        f"{problem}: install it into the project's virtualenv or pass --python (the "
+        "local sandbox runs that virtualenv; Docker's --deps auto installs what it has), "
+        f"or declare {package} in pyproject.toml or a requirements file (Docker installs "
+        "that when there is no virtualenv, or with --deps declared)"
     )
 
 

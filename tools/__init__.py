@@ -38,6 +38,7 @@ from tools.harness.testrun import (
     Frame,
     TestOutcome,
     TestRun,
+    in_scope,
     render_test_run,
     summary_line,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "module_name",
     "mutant_timeout",
     "mutants_for",
+    "in_scope",
     "render_test_run",
     "run_mutants",
     "run_pytest",

@@ -10,12 +10,9 @@ A project that declares nothing the image lacks costs nothing.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from packaging.utils import canonicalize_name
 
 from coder.config import ConfigError, Settings
 from sandbox import SandboxUnavailable, choose_python
@@ -36,7 +33,6 @@ from sandbox.docker import (
     read_declared,
     require_image,
 )
-from sandbox.projectenvs import project_name
 
 Say = Callable[[str], None]
 
@@ -74,25 +70,27 @@ def _prepare(
 ) -> SetupResult:
     """The set-up image of the first wheel set whose wheels can all be downloaded: the
     environment's pins first, then only what the project declares."""
-    for number, wheels in enumerate(choices or [None]):
+
+    def prepare(wheels: WheelSet | None) -> SetupResult:
+        return prepare_image(
+            client,
+            settings.image,
+            repo,
+            settings.setup or "",
+            network=settings.setup_network,
+            wheels=wheels,
+        )
+
+    for wheels in choices[:-1]:
         try:
-            return prepare_image(
-                client,
-                settings.image,
-                repo,
-                settings.setup or "",
-                network=settings.setup_network,
-                wheels=wheels,
-            )
+            return prepare(wheels)
         except WheelsUnavailable as error:
-            if number + 1 >= len(choices):
-                raise
             warn(
                 f"dependencies: the versions installed in the project's environment cannot "
                 f"all be fetched as wheels for the image ({error}); installing only what the "
                 "project declares (--deps declared does so at once)"
             )
-    raise AssertionError("unreachable: the last choice raises or returns")
+    return prepare(choices[-1] if choices else None)
 
 
 def _wheel_sets(
@@ -111,7 +109,7 @@ def _wheel_sets(
             "specifiers are read: a repository chooses no index, and no path, URL or setup.py "
             "is installed from it; use --setup for those)"
         )
-    pinned = _environment(settings, repo, info) if settings.deps == "auto" else []
+    pinned = _environment(settings, repo, declared.project, info) if settings.deps == "auto" else []
     if not declared.requirements and not declared.requires_python and not pinned:
         return []
     facts = image_facts(client, settings.image, cache_dir())
@@ -137,7 +135,7 @@ def _wheel_sets(
     return [only_declared]
 
 
-def _environment(settings: Settings, repo: Path, info: Say) -> list[str]:
+def _environment(settings: Settings, repo: Path, own: str | None, info: Say) -> list[str]:
     """`name==version` of what the project's own virtualenv has installed (the one the
     local sandbox would run; never coder's own, nor PATH's python3)."""
     try:
@@ -146,7 +144,7 @@ def _environment(settings: Settings, repo: Path, info: Say) -> list[str]:
         return []
     if python.venv is None or "coder's own" in python.reason:
         return []
-    found = installed_pins(Path(python.venv), _own_name(repo))
+    found = installed_pins(Path(python.venv), own)
     if found.pins:
         info(
             f"dependencies: matching the {len(found.pins)} packages installed in "
@@ -154,14 +152,6 @@ def _environment(settings: Settings, repo: Path, info: Say) -> list[str]:
             + (f"; left out {', '.join(found.left_out[:5])}" if found.left_out else "")
         )
     return found.pins
-
-
-def _own_name(repo: Path) -> str | None:
-    try:
-        name = project_name(tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    return canonicalize_name(name) if name else None
 
 
 def _wheels(

@@ -24,6 +24,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from sandbox.docker.setup_literals import setup_requirements
+from sandbox.projectenvs import project_name
 
 TEST_NAMES = frozenset(
     {"test", "tests", "testing", "dev", "develop", "development", "ci", "check", "checks"}
@@ -50,6 +51,8 @@ class Declared:
     """[project].requires-python, when declared."""
     read: list[str] = field(default_factory=list)
     """The files that declared something, relative to the project."""
+    project: str | None = None
+    """The project's own name ([project] or [tool.poetry]), canonical."""
 
     def add(self, origin: str, spec: str, project: str | None) -> None:
         """Keep `spec` if it is a requirement specifier other than the project itself."""
@@ -74,9 +77,8 @@ def read_declared(source: Path) -> Declared:
     pyproject = _toml(source / "pyproject.toml", declared)
     table = pyproject.get("project")
     project: dict[str, Any] = table if isinstance(table, dict) else {}
-    name = project.get("name")
-    own = canonicalize_name(name) if isinstance(name, str) else None
-    python = project.get("requires-python")
+    named, python = project_name(pyproject), project.get("requires-python")
+    own = declared.project = canonicalize_name(named) if named else None
     declared.requires_python = python if isinstance(python, str) else None
     _read_pyproject(pyproject, project, own, declared)
     _read_setup_cfg(source / "setup.cfg", own, declared)
@@ -286,10 +288,8 @@ def _from_index(package: dict[str, Any]) -> bool:
 
 
 def _toml(path: Path, declared: Declared) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         declared.left_out.append(f"{path.name}: not readable TOML ({error})")
         return {}

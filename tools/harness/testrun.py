@@ -95,11 +95,8 @@ class TestRun(BaseModel):
         """This run cut to `scope` (files or node ids), as a run of only those reports it;
         a run that did not end normally (exit code 2 or more) keeps its exit code."""
 
-        def inside(nodeid: str) -> bool:
-            return any(nodeid == s or nodeid.startswith((s + "::", s + "[")) for s in scope)
-
-        failures = [f for f in self.failures if inside(f.nodeid)]
-        outcomes = {n: o for n, o in self.outcomes.items() if inside(n)}
+        failures = [f for f in self.failures if in_scope(f.nodeid, scope)]
+        outcomes = {n: o for n, o in self.outcomes.items() if in_scope(n, scope)}
         cut = self.with_outcomes(failures, outcomes)
         code = self.exit_code
         if code in (0, 1, 5):
@@ -193,3 +190,8 @@ def _render_failure(failure: TestOutcome) -> str:
             if frame.code:
                 out.append(f"      {frame.code}")
     return "\n".join(out)
+
+
+def in_scope(nodeid: str, scope: list[str]) -> bool:
+    """`nodeid` is one of `scope` (files or node ids), or inside one of them."""
+    return any(nodeid == s or nodeid.startswith((s + "::", s + "[")) for s in scope)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 Found = TypeVar("Found")
@@ -38,8 +39,8 @@ def contains(node: ast.AST, line: int) -> bool:
 def innermost(tree: ast.AST, line: int, match: Callable[[ast.AST], Found | None]) -> Found | None:
     """The last-starting node spanning `line` for which `match` returns something."""
     found: tuple[int, Found] | None = None
-    for node in ast.walk(tree):
-        matched = match(node) if contains(node, line) else None
+    for node in spanning(tree, line):
+        matched = match(node)
         if matched is not None and (found is None or getattr(node, "lineno", 0) > found[0]):
             found = (getattr(node, "lineno", 0), matched)
     return found[1] if found else None
@@ -47,10 +48,34 @@ def innermost(tree: ast.AST, line: int, match: Callable[[ast.AST], Found | None]
 
 def enclosing_function(tree: ast.AST, line: int) -> FunctionNode | None:
     found: FunctionNode | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, FunctionNode) and contains(node, line):
+    for node in spanning(tree, line):
+        if isinstance(node, FunctionNode):
             found = node if found is None or node.lineno > found.lineno else found
     return found
+
+
+def spanning(tree: ast.AST, line: int) -> Iterator[ast.AST]:
+    """The nodes whose lines include `line`, in `ast.walk` order. A node's children lie
+    within its lines (a definition's decorators above them: they are looked at too), so
+    a node that does not span `line` is not descended into: a planner asking about one
+    line of a long test module visits the nodes around it, not the whole tree."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        if contains(node, line):
+            yield node
+        elif hasattr(node, "lineno") and not _may_hold(node, line):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _may_hold(node: ast.AST, line: int) -> bool:
+    """Whether a node not spanning `line` may still have a child that does: a decorated
+    definition's decorators sit above its `def` line; a string's f-parts are kept."""
+    decorators = getattr(node, "decorator_list", None)
+    if decorators and min(d.lineno for d in decorators) <= line <= getattr(node, "lineno", 0):
+        return True
+    return isinstance(node, ast.JoinedStr)
 
 
 def called_name(call: ast.Call) -> str | None:

@@ -11,6 +11,7 @@ the code under test raises). coder/workflows/fix/verify.py compares two files' s
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +60,11 @@ class Scope:
 Scopes = dict[str | None, Scope]
 
 
+@functools.lru_cache(maxsize=16)
 def read_scopes(data: bytes) -> Scopes:
-    """Parse and collect, turning every way the text can be refused into SyntaxError."""
+    """Parse and collect, turning every way the text can be refused into SyntaxError.
+    Cached: each verification compares the same original files again, and a long test
+    module takes a while to scan. The scopes are shared, so no caller may change them."""
     try:
         return _collect(ast.parse(data))
     except SyntaxError:

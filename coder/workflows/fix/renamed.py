@@ -11,6 +11,7 @@ source did not introduce) goes to the mutant hunt as before.
 
 from __future__ import annotations
 
+import functools
 import io
 import tokenize
 
@@ -51,12 +52,14 @@ def _name_swaps(before: bytes | None, after: bytes | None) -> set[tuple[str, str
     return pairs
 
 
-def _tokens(data: bytes | None) -> list[tuple[int, str]] | None:
+@functools.lru_cache(maxsize=16)
+def _tokens(data: bytes | None) -> tuple[tuple[int, str], ...] | None:
+    """The tokens that matter (cached: a file's start is compared again and again)."""
     if data is None:
         return None
     try:
         tokens = tokenize.tokenize(io.BytesIO(data).readline)
-        return [(t.type, t.string) for t in tokens if t.type not in _IGNORED]
+        return tuple((t.type, t.string) for t in tokens if t.type not in _IGNORED)
     except (tokenize.TokenError, SyntaxError):
         return None
 
@@ -75,5 +78,5 @@ def _new_source_names(session: Session) -> set[str]:
 
 
 def _names(data: bytes | None) -> set[str]:
-    tokens = _tokens(data) or []
+    tokens = _tokens(data) or ()
     return {text for kind, text in tokens if kind == tokenize.NAME}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import functools
 import tomllib
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -104,15 +105,15 @@ _DESCRIPTIONS = {
 }
 
 
+@functools.lru_cache(maxsize=16)
 def _marks(data: bytes) -> Counter[tuple[str, str]] | None:
+    """What in `data` reaches into pytest (None: it does not parse); cached like
+    read_scopes, and as shared: callers only subtract."""
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    marks: Counter[tuple[str, str]] = Counter()
-    for node in ast.walk(tree):
-        marks.update(_node_marks(node))
-    return marks
+    return Counter(mark for node in ast.walk(tree) for mark in _node_marks(node))
 
 
 def _node_marks(node: ast.AST) -> Iterator[tuple[str, str]]:

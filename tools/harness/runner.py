@@ -72,17 +72,23 @@ def run_pytest(
     repeat: int = 1,
     again: list[str] | None = None,
     brief: bool = False,
+    reruns: tuple[int, int, float] | None = None,
 ) -> TestRun:
     """Run pytest (all tests, or the given node ids / paths) and collect the results;
     `repeat` runs each of `tests` that many times in the one process (TestOutcome.runs
     and .passes count them), or with `again` runs `tests` once and only the tests named
     in `again` (node ids, or a function's name for all its parameter sets) the other
     times. `brief` leaves out pytest's own tracebacks (the report keeps each failure's).
+    `reruns` (least, most, seconds) runs a test that failed again at once, in the same
+    process, until it passes: at least `least` times, up to `most` while the reruns past
+    `least` cost at most `seconds` (or a quarter of the run's time so far).
 
     One exec does it all (clear the old report, run, print the output's tail and the new
     report after a marker): each round trip to a container costs tens of milliseconds.
     """
-    result = exec_pytest(sandbox, tests, timeout, repeat=repeat, again=again, brief=brief)
+    result = exec_pytest(
+        sandbox, tests, timeout, repeat=repeat, again=again, brief=brief, reruns=reruns
+    )
     return collect_test_run(sandbox, result, timeout)
 
 
@@ -96,6 +102,7 @@ def exec_pytest(
     repeat: int = 1,
     again: list[str] | None = None,
     brief: bool = False,
+    reruns: tuple[int, int, float] | None = None,
 ) -> ExecResult:
     """Run the pytest script in one exec, copying the plugin in first if it is missing.
 
@@ -106,8 +113,11 @@ def exec_pytest(
     options = ["--tb=no"] if brief else []
     script = _script([*(tests or []), *options] if tests or brief else None, runner, epilogue)
     if repeat > 1 and tests:
-        files = _files(tests) * repeat + ["--keep-duplicates", *options]
-        script = _repeated(tests, again) + _script(files, runner, epilogue)
+        script = _repeated(tests, repeat, again) + _script(
+            _files(tests) + options, runner, epilogue
+        )
+    if reruns:
+        script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
     install(sandbox, PLUGIN_FILE, _plugin_source())  # a new sandbox: spare a failing exec
     result = sandbox.exec(script, timeout=timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
@@ -170,11 +180,13 @@ def _files(tests: list[str]) -> list[str]:
     return list(dict.fromkeys(t.split("::")[0] for t in tests if not t.startswith("-")))
 
 
-def _repeated(tests: list[str], again: list[str] | None = None) -> str:
-    """Shell that names `tests` to the plugin: pytest runs a repeated node id only once,
-    so their files are repeated and the plugin keeps only `tests` (and after their first
-    run, only `again`)."""
-    script = _listed(tests, ONLY_PATH, "CODER_PYTEST_ONLY")
+def _repeated(tests: list[str], repeat: int, again: list[str] | None = None) -> str:
+    """Shell that names `tests` to the plugin, which keeps only them of their files and
+    runs them `repeat` rounds (after the first, only `again`): each file is collected and
+    imported once."""
+    script = (
+        _listed(tests, ONLY_PATH, "CODER_PYTEST_ONLY") + f"export CODER_PYTEST_REPEAT={repeat}; "
+    )
     return script + (_listed(again, AGAIN_PATH, "CODER_PYTEST_AGAIN") if again else "")
 
 

@@ -1,12 +1,12 @@
 """The fix workflow's first look: whether the suite runs at all, what fails, what is
 merely flaky, and how to group it.
 
-Flaky: each failing test is rerun, unchanged, in one pytest process (its node id
-repeated): 10 times when the baseline's own durations show that cheap (the reruns past
-the third take at most a quarter of the baseline's time, or 1 s), else 3 times; one that
-passes at least once is flaky, not broken. A suite that
-is green and quick is also run again a few times, so that a flaky test that happened to
-pass is still caught.
+Flaky: each failing test is run again, unchanged, right after it failed and in the
+baseline's own pytest process (no second start-up, import and collection), until it
+passes: 3 times, and up to 10 while the reruns past the third have taken at most 1 s (or
+a quarter of the run's time so far); one that passes at least once is flaky, not broken.
+A suite that is green and quick is also run again a few times, so that a flaky test that
+happened to pass is still caught.
 """
 
 from __future__ import annotations
@@ -27,10 +27,8 @@ from sandbox import Sandbox
 from tools import TestOutcome, TestRun, in_scope, run_pytest, summary_line
 
 RERUNS = 10
-"""How many times each failing test is rerun at most (in one pytest process)."""
+"""How many times each failing test is rerun at most (in the baseline's process)."""
 _MIN_RERUNS = 3
-_RERUN_BUDGET_S = 20.0
-"""The failing tests' own time the reruns may spend, when one run of them is slow."""
 _CHEAP_RERUNS_S = 1.0
 """Reruns past _MIN_RERUNS cost at most this, or a quarter of the baseline's time."""
 _GREEN_RERUNS = 5
@@ -125,55 +123,20 @@ def take_baseline(
     files: Collection[str] = (),
 ) -> Baseline:
     """The baseline run and its flaky tests; `files` are the repository's paths."""
-    run = run_pytest(sandbox, tests, timeout=timeout)
+    reruns = (_MIN_RERUNS, RERUNS, _CHEAP_RERUNS_S)
+    run = run_pytest(sandbox, tests, timeout=timeout, reruns=reruns)
     baseline = Baseline(run)
     if run.timed_out or could_not_run(run, files) or run.exit_code == 5:
         return baseline
     if not run.failures:
         baseline.flaky = _green_flaky(sandbox, run, tests, timeout)
     else:
-        baseline.flaky = _red_flaky(sandbox, run, timeout)
+        baseline.flaky = [f.nodeid for f in run.failures if f.passes]
     stable = [f for f in run.failures if f.nodeid not in baseline.flaky]
     baseline.groups = group_by_file(stable)
     if baseline.flaky:
         say(f"flaky (failed, then passed unchanged): {', '.join(baseline.flaky)}")
     return baseline
-
-
-def _red_flaky(sandbox: Sandbox, run: TestRun, timeout: float) -> list[str]:
-    """The failures that pass at least once when rerun unchanged, repeated in one process:
-    RERUNS times when the baseline's own durations show that cheap (`_reruns`), else
-    _MIN_RERUNS times."""
-    targets = sorted({_target(f) for f in run.failures})
-    count = _reruns(run)
-    rerun = run_pytest(sandbox, targets, timeout=timeout * 2, repeat=count, brief=True)
-    if rerun.timed_out or not rerun.report_found:
-        return []
-    passed = _passed_again(run.failures, rerun)
-    return [f.nodeid for f in run.failures if f.nodeid in passed]
-
-
-def _reruns(run: TestRun) -> int:
-    """How many reruns of its failures the baseline `run` is worth: as many as fit in
-    _RERUN_BUDGET_S of the failures' own time, up to RERUNS, when the reruns past the
-    _MIN_RERUNS cost at most a quarter of the baseline's time, or _CHEAP_RERUNS_S."""
-    spent = sum(f.duration for f in run.failures)
-    times = max(_MIN_RERUNS, min(RERUNS, int(_RERUN_BUDGET_S / max(spent, 1e-3))))
-    cheap = spent * (times - _MIN_RERUNS) <= max(_CHEAP_RERUNS_S, run.duration / 4)
-    return times if cheap else _MIN_RERUNS
-
-
-def _passed_again(failures: list[TestOutcome], rerun: TestRun) -> set[str]:
-    """The `failures` that passed at least once in `rerun`, which reran each of them."""
-    failed = {f.nodeid: f for f in rerun.failures}
-    errors = _files_with_errors(rerun)
-    again = set()
-    for failure in failures:
-        other = failed.get(failure.nodeid)
-        if (other is not None and not other.passes) or _target(failure) in errors:
-            continue
-        again.add(failure.nodeid)
-    return again
 
 
 def _green_flaky(
@@ -197,9 +160,5 @@ def group_by_file(failures: list[TestOutcome]) -> list[Group]:
 
 
 def _target(failure: TestOutcome) -> str:
-    """What to rerun: the node id, or the module for a collection error."""
+    """Where a failure belongs: its node id, or the module for a collection error."""
     return failure.nodeid if "::" in failure.nodeid else (failure.file or failure.nodeid)
-
-
-def _files_with_errors(run: TestRun) -> set[str]:
-    return {f.nodeid for f in run.failures if "::" not in f.nodeid}

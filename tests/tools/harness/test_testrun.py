@@ -261,6 +261,32 @@ def test_repeated_runs_count_runs_and_passes(tmp_path: Path) -> None:
     assert (again.runs, again.passes, alone.collected) == (4, 2, 4)
 
 
+def test_repeated_rounds_set_each_test_up_anew(tmp_path: Path) -> None:
+    # Each round runs the items collected once again: the module is imported once, and
+    # fixtures and unittest cases are set up anew for every run.
+    make_project(
+        tmp_path,
+        {
+            "tests/test_f.py": "import unittest\n\nimport pytest\n\n"
+            "open('imports', 'a').write('x')\n\n\n"
+            "@pytest.fixture\ndef fresh():\n    return []\n\n\n"
+            "def test_fixture(fresh):\n    fresh.append(1)\n    assert fresh == [1]\n\n\n"
+            "class TestCase(unittest.TestCase):\n    def setUp(self):\n        self.n = 0\n\n"
+            "    def test_case(self):\n        self.n += 1\n        assert self.n == 1\n\n\n"
+            "def test_counted():\n    assert False\n",
+        },
+    )
+    with LocalSandbox(tmp_path) as sandbox:
+        run = run_pytest(sandbox, ["tests/test_f.py"], 60, repeat=4)
+        imports = sandbox.read("imports")
+    assert imports == b"x" and run.collected == 12
+    # A test that failed once stays failed: these passed in each of the 4 rounds.
+    assert run.outcomes["tests/test_f.py::test_fixture"] == "passed"
+    assert run.outcomes["tests/test_f.py::TestCase::test_case"] == "passed"
+    counted = failure(run, "tests/test_f.py::test_counted")
+    assert (counted.runs, counted.passes) == (4, 0)
+
+
 def test_again_repeats_only_the_named_tests_and_brief_keeps_the_report(tmp_path: Path) -> None:
     make_project(
         tmp_path,

@@ -42,6 +42,19 @@ class _Collector:
         self.run_failed = self.run_called = False  # the running test: a phase failed; call passed
         self.collected: int | None = None
         self.running: Any = None  # <report>.current, kept open: written over once a test
+        self.reruns = _reruns(os.environ.get("CODER_PYTEST_RERUNS", ""))
+        self.extra_rerun_s = 0.0  # spent on reruns past the least number
+
+
+def _reruns(setting: str) -> tuple[int, int, float]:
+    """CODER_PYTEST_RERUNS `least:most:seconds`: a failed test is run again at once, at
+    least `least` times (until it passes), up to `most` while the reruns past `least`
+    have cost at most `seconds` (or a quarter of the time the session has taken)."""
+    try:
+        least, most, seconds = setting.split(":")
+        return int(least), int(most), float(seconds)
+    except ValueError:
+        return 0, 0, 0.0
 
 
 _state: _Collector | None = None
@@ -57,22 +70,25 @@ def pytest_configure(config: Any) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
-    # CODER_PYTEST_ONLY names a file of node ids (or files, classes) to keep: the runner
-    # repeats a test by repeating its file, since pytest collects a node id only once.
+    # CODER_PYTEST_ONLY names a file of node ids (or files, classes) to keep, and
+    # CODER_PYTEST_REPEAT how many rounds of them to run: pytest collects a node id once,
+    # so the kept items themselves are run again, collected and imported only once.
     # CODER_PYTEST_AGAIN names the tests whose repeats run; the others run once.
-    wanted, again, seen = _names("CODER_PYTEST_ONLY"), _names("CODER_PYTEST_AGAIN"), set()
+    wanted, again = _names("CODER_PYTEST_ONLY"), _names("CODER_PYTEST_AGAIN")
     if wanted is None:
         return
-    keep = []
+    first: dict[str, Any] = {}
     for item in items:
-        if wanted(item.nodeid) and (again is None or item.nodeid not in seen or again(item.nodeid)):
-            keep.append(item)
-        seen.add(item.nodeid)
+        if wanted(item.nodeid):
+            first.setdefault(item.nodeid, item)  # each node id once, as first collected
+    keep = list(first.values())
+    rounds = max(1, int(os.environ.get("CODER_PYTEST_REPEAT") or 1))
+    repeated = [item for item in keep if again is None or again(item.nodeid)]
     kept = {id(item) for item in keep}
     dropped = [item for item in items if id(item) not in kept]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
+    items[:] = keep + repeated * (rounds - 1)
 
 
 def _names(variable: str) -> Any:
@@ -84,6 +100,44 @@ def _names(variable: str) -> Any:
         names = {line for line in handle.read().splitlines() if line}
     ends = tuple(end for name in names for end in (name + "::", name + "["))
     return lambda nodeid: nodeid in names or nodeid.startswith(ends)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
+    # After pytest ran the test: a failed one again, in this process, so that a flaky
+    # failure is told from a real one without a second pytest start and collection.
+    yield
+    if _state is None or not _state.run_failed or not _state.reruns[1]:
+        return
+    least, most, seconds = _state.reruns
+    entry = _state.tests.get(item.nodeid) or {"runs": 0, "passes": 0}
+    style, item.config.option.tbstyle = item.config.option.tbstyle, "no"  # no tracebacks
+    try:
+        _rerun(item, nextitem, entry, least, most, seconds)
+    finally:
+        item.config.option.tbstyle = style
+
+
+def _rerun(
+    item: Any, nextitem: Any, entry: dict[str, Any], least: int, most: int, seconds: float
+) -> None:
+    """Reruns counted in the test's entry, not logged: pytest's output and other plugins
+    see the test once, as it first ran."""
+    from _pytest.runner import runtestprotocol  # stable since pytest 3; not a hook
+
+    assert _state is not None
+    last = 0.0  # the last rerun's time: the next one is expected to take as long
+    for count in range(most):
+        budget = max(seconds, (time.time() - _state.started) / 4)
+        if entry["passes"] or (count >= least and _state.extra_rerun_s + last > budget):
+            return
+        started = time.time()
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        last = time.time() - started
+        _state.extra_rerun_s += last if count >= least else 0.0
+        entry["runs"] += 1
+        called = any(r.when == "call" and r.passed and not hasattr(r, "wasxfail") for r in reports)
+        entry["passes"] += called and not any(r.failed for r in reports)
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
@@ -100,7 +154,7 @@ def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
 
 
 def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
-    # Once per run of a test: a node id repeated (--keep-duplicates) counts each run.
+    # Once per run of a test: a test run in several rounds counts each run.
     entry = None if _state is None else _state.tests.get(nodeid)
     if _state is None or entry is None:
         return
@@ -161,7 +215,7 @@ def pytest_runtest_logreport(report: Any) -> None:
         _state.run_called = True
     entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
     outcome = _phase_outcome(report, entry["outcome"])
-    # A node id run several times (--keep-duplicates) keeps its failure once it had one.
+    # A test run in several rounds keeps its failure once it had one.
     if outcome is not None and entry["outcome"] not in ("failed", "error"):
         entry["outcome"] = outcome
     if report.failed and "exc_type" not in entry:

@@ -5,6 +5,8 @@ Flaky: each failing test is run again, unchanged, right after it failed and in t
 baseline's own pytest process (no second start-up, import and collection), until it
 passes: 3 times, and up to 10 while the reruns past the third have taken at most 1 s (or
 a quarter of the run's time so far); one that passes at least once is flaky, not broken.
+A fixture's or a module's error is tried again in a new process (3 times), since the
+error of a fixture shared by several tests stays cached in the one it happened in.
 A suite that is green and quick is also run again a few times, so that a flaky test that
 happened to pass is still caught.
 """
@@ -131,12 +133,30 @@ def take_baseline(
     if not run.failures:
         baseline.flaky = _green_flaky(sandbox, run, tests, timeout)
     else:
-        baseline.flaky = [f.nodeid for f in run.failures if f.passes]
+        rerun = [f for f in run.failures if f.runs <= 1]  # errors: not rerun in process
+        again = _red_flaky(sandbox, rerun, timeout) if rerun else set()
+        baseline.flaky = [f.nodeid for f in run.failures if f.passes or f.nodeid in again]
     stable = [f for f in run.failures if f.nodeid not in baseline.flaky]
     baseline.groups = group_by_file(stable)
     if baseline.flaky:
         say(f"flaky (failed, then passed unchanged): {', '.join(baseline.flaky)}")
     return baseline
+
+
+def _red_flaky(sandbox: Sandbox, failures: list[TestOutcome], timeout: float) -> set[str]:
+    """Of the failures pytest did not rerun in its process (errors of fixtures and of
+    collection), those that pass when run again, _MIN_RERUNS times, in a new one."""
+    targets = sorted({_target(f) for f in failures})
+    rerun = run_pytest(sandbox, targets, timeout=timeout * 2, repeat=_MIN_RERUNS, brief=True)
+    if rerun.timed_out or not rerun.report_found:
+        return set()
+    failed = {f.nodeid: f for f in rerun.failures}
+    errors = {f.nodeid for f in rerun.failures if "::" not in f.nodeid}
+    return {
+        f.nodeid
+        for f in failures
+        if _target(f) not in errors and (f.nodeid not in failed or failed[f.nodeid].passes)
+    }
 
 
 def _green_flaky(

@@ -37,3 +37,29 @@ def test_a_slow_failing_test_is_rerun_three_times_and_what_fits_in_a_second(
     # 0.4 s a run: past the third rerun, two more fit in the 1 s (a quarter of the run's
     # time so far is less) that reruns past the third may cost; a third would not.
     assert _runs(tmp_path, 0.4) == (1 + 3 + 2, [])
+
+
+SHARED_FIXTURE = (
+    "from pathlib import Path\n\nimport pytest\n\n\n"
+    "@pytest.fixture(scope='module')\n"
+    "def server():\n"
+    "    tries = Path(__file__).parent / 'tries'\n"
+    "    tries.write_text(tries.read_text() + 'x' if tries.exists() else 'x')\n"
+    "    if tries.read_text() == 'x':\n"
+    "        raise ConnectionError('the first start fails')\n"
+    "    return 'up'\n\n\n"
+    "def test_uses_it(server):\n    assert server == 'up'\n\n\n"
+    "def test_plain():\n    assert 1 + 1 == 3\n"
+)
+
+
+def test_a_fixture_error_is_tried_again_in_a_new_process(tmp_path: Path) -> None:
+    # The module fixture's error stays cached in the process it happened in: a rerun
+    # there would fail the same way. The test itself failing is rerun in place.
+    repo = write_tree(tmp_path / "repo", {"tests/test_s.py": SHARED_FIXTURE})
+    with LocalSandbox(repo) as sandbox:
+        baseline = take_baseline(sandbox, None, 60, lambda _: None)
+        tries = len(sandbox.read("tests/tries"))
+    assert baseline.flaky == ["tests/test_s.py::test_uses_it"]
+    assert [g.nodeids for g in baseline.groups] == [["tests/test_s.py::test_plain"]]
+    assert tries == 2  # the baseline's start, then the new process's

@@ -106,11 +106,13 @@ def _names(variable: str) -> Any:
 def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
     # After pytest ran the test: a failed one again, in this process, so that a flaky
     # failure is told from a real one without a second pytest start and collection.
+    # Only a failure of the test itself: a fixture that failed to set up (or tear down)
+    # may keep its failure cached for its scope, so only a new process tries it afresh.
     yield
-    if _state is None or not _state.run_failed or not _state.reruns[1]:
+    entry = _state.tests.get(item.nodeid) if _state is not None else None
+    if _state is None or not _state.reruns[1] or not entry or entry["outcome"] != "failed":
         return
     least, most, seconds = _state.reruns
-    entry = _state.tests.get(item.nodeid) or {"runs": 0, "passes": 0}
     style, item.config.option.tbstyle = item.config.option.tbstyle, "no"  # no tracebacks
     try:
         _rerun(item, nextitem, entry, least, most, seconds)

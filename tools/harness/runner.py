@@ -38,6 +38,8 @@ _ASK_INTERPRETER = (
     "python3 -c 'import sys; print(sys.executable, sys.version.split()[0])' 2>&1 | head -c 300"
 )
 PLUGIN_FILE = f"{PLUGIN_DIR}/{PLUGIN_NAME}.py"
+ROUNDS_NAME = "coder_pytest_rounds"
+ROUNDS_FILE = f"{PLUGIN_DIR}/{ROUNDS_NAME}.py"
 _NO_PLUGIN = 97  # exit code of the script when the plugin is not in the sandbox yet
 _MARK = "@@coder-pytest-report@@"
 DEFAULT_RUNNER = "python3 -m pytest"
@@ -57,7 +59,7 @@ def pytest_command(tests: list[str] | None = None, runner: str = DEFAULT_RUNNER)
         f"CODER_PYTEST_REPORT={REPORT_PATH} PYTHONDONTWRITEBYTECODE=1"
     )
     pytest = (
-        f"{runner} -p {PLUGIN_NAME} -p no:cacheprovider -q -rN --tb=short"
+        f"{runner} -p {PLUGIN_NAME} -p {ROUNDS_NAME} -p no:cacheprovider -q -rN --tb=short"
         # One module that fails to import must not hide every other test's result.
         " --continue-on-collection-errors"
     )
@@ -119,16 +121,19 @@ def exec_pytest(
         )
     if reruns:
         script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
-    result = sandbox.exec(_installing(sandbox, PLUGIN_FILE, _plugin_source()) + script, timeout)
+    helpers = _installing(sandbox, PLUGIN_FILE, _plugin_source(PLUGIN_NAME))
+    helpers += _installing(sandbox, ROUNDS_FILE, _plugin_source(ROUNDS_NAME))
+    result = sandbox.exec(helpers + script, timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
-        install(sandbox, PLUGIN_FILE, _plugin_source(), again=True)
+        install(sandbox, PLUGIN_FILE, _plugin_source(PLUGIN_NAME), again=True)
+        install(sandbox, ROUNDS_FILE, _plugin_source(ROUNDS_NAME), again=True)
         result = sandbox.exec(script, timeout=timeout)
     return result
 
 
 @functools.cache
-def _plugin_source() -> bytes:
-    return resources.files("tools").joinpath("harness", "plugin", f"{PLUGIN_NAME}.py").read_bytes()
+def _plugin_source(name: str) -> bytes:
+    return resources.files("tools").joinpath("harness", "plugin", f"{name}.py").read_bytes()
 
 
 def _installing(sandbox: Sandbox, path: str, data: bytes) -> str:
@@ -182,7 +187,7 @@ def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> Te
 def _script(tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str = "") -> str:
     files = f"{REPORT_PATH} {CURRENT_PATH} {OUTPUT_PATH} {ERRORS_PATH}"
     return (
-        f"rm -f {files}; test -f {PLUGIN_FILE} || exit {_NO_PLUGIN}; "
+        f"rm -f {files}; test -f {PLUGIN_FILE} -a -f {ROUNDS_FILE} || exit {_NO_PLUGIN}; "
         f"{pytest_command(tests, runner)} >{OUTPUT_PATH} 2>{ERRORS_PATH}; status=$?; "
         f"tail -c {_TAIL_CHARS} {ERRORS_PATH} >&2; tail -c {_OUTPUT_TAIL_BYTES} {OUTPUT_PATH}; "
         f"printf '\\n{_MARK}\\n'; if test -f {REPORT_PATH}; then cat {REPORT_PATH}; "

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 _MAX_REPR, _MAX_MESSAGE_LINES, _MAX_MESSAGE_CHARS, _MAX_FRAMES = 2000, 15, 3000, 6
-_INTERNAL = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "coder_pytest_report")
+_OURS = ("coder_pytest_report", "coder_pytest_rounds")
+_INTERNAL = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, *_OURS)
 _OUTCOME_HOOKS = [  # names in one string: a list literal would take 20 lines
     f"pytest_{name}"
     for name in """runtest_makereport runtest_logreport report_teststatus runtest_protocol
@@ -42,19 +43,7 @@ class _Collector:
         self.run_failed = self.run_called = False  # the running test: a phase failed; call passed
         self.collected: int | None = None
         self.running: Any = None  # <report>.current, kept open: written over once a test
-        self.reruns = _reruns(os.environ.get("CODER_PYTEST_RERUNS", ""))
-        self.extra_rerun_s = 0.0  # spent on reruns past the least number
-
-
-def _reruns(setting: str) -> tuple[int, int, float]:
-    """CODER_PYTEST_RERUNS `least:most:seconds`: a failed test is run again at once, at
-    least `least` times (until it passes), up to `most` while the reruns past `least`
-    have cost at most `seconds` (or a quarter of the time the session has taken)."""
-    try:
-        least, most, seconds = setting.split(":")
-        return int(least), int(most), float(seconds)
-    except ValueError:
-        return 0, 0, 0.0
+        self.extra_rerun_s = 0.0  # spent on reruns past the least (coder_pytest_rounds)
 
 
 _state: _Collector | None = None
@@ -66,80 +55,6 @@ def pytest_configure(config: Any) -> None:
     if path:
         root = str(getattr(config, "rootpath", "") or os.getcwd())
         _state = _Collector(os.path.abspath(path), root)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
-    # CODER_PYTEST_ONLY names a file of node ids (or files, classes) to keep, and
-    # CODER_PYTEST_REPEAT how many rounds of them to run: pytest collects a node id once,
-    # so the kept items themselves are run again, collected and imported only once.
-    # CODER_PYTEST_AGAIN names the tests whose repeats run; the others run once.
-    wanted, again = _names("CODER_PYTEST_ONLY"), _names("CODER_PYTEST_AGAIN")
-    if wanted is None:
-        return
-    first: dict[str, Any] = {}
-    for item in items:
-        if wanted(item.nodeid):
-            first.setdefault(item.nodeid, item)  # each node id once, as first collected
-    keep = list(first.values())
-    rounds = max(1, int(os.environ.get("CODER_PYTEST_REPEAT") or 1))
-    repeated = [item for item in keep if again is None or again(item.nodeid)]
-    kept = {id(item) for item in keep}
-    dropped = [item for item in items if id(item) not in kept]
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-    items[:] = keep + repeated * (rounds - 1)
-
-
-def _names(variable: str) -> Any:
-    """Is a node id listed in the file `variable` names, or inside one listed? (None: no file)"""
-    path = os.environ.get(variable)
-    if not path or not os.path.exists(path):
-        return None
-    with open(path, encoding="utf-8") as handle:
-        names = {line for line in handle.read().splitlines() if line}
-    ends = tuple(end for name in names for end in (name + "::", name + "["))
-    return lambda nodeid: nodeid in names or nodeid.startswith(ends)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
-    # After pytest ran the test: a failed one again, in this process, so that a flaky
-    # failure is told from a real one without a second pytest start and collection.
-    # Only a failure of the test itself: a fixture that failed to set up (or tear down)
-    # may keep its failure cached for its scope, so only a new process tries it afresh.
-    yield
-    entry = _state.tests.get(item.nodeid) if _state is not None else None
-    if _state is None or not _state.reruns[1] or not entry or entry["outcome"] != "failed":
-        return
-    least, most, seconds = _state.reruns
-    style, item.config.option.tbstyle = item.config.option.tbstyle, "no"  # no tracebacks
-    try:
-        _rerun(item, nextitem, entry, least, most, seconds)
-    finally:
-        item.config.option.tbstyle = style
-
-
-def _rerun(
-    item: Any, nextitem: Any, entry: dict[str, Any], least: int, most: int, seconds: float
-) -> None:
-    """Reruns counted in the test's entry, not logged: pytest's output and other plugins
-    see the test once, as it first ran."""
-    from _pytest.runner import runtestprotocol  # stable since pytest 3; not a hook
-
-    assert _state is not None
-    last = 0.0  # the last rerun's time: the next one is expected to take as long
-    for count in range(most):
-        budget = max(seconds, (time.time() - _state.started) / 4)
-        if entry["passes"] or (count >= least and _state.extra_rerun_s + last > budget):
-            return
-        started = time.time()
-        reports = runtestprotocol(item, nextitem=nextitem, log=False)
-        last = time.time() - started
-        _state.extra_rerun_s += last if count >= least else 0.0
-        entry["runs"] += 1
-        called = any(r.when == "call" and r.passed and not hasattr(r, "wasxfail") for r in reports)
-        entry["passes"] += called and not any(r.failed for r in reports)
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
@@ -277,7 +192,7 @@ def _outcome_hooks(config: Any, root: str) -> list[str]:
         caller = getattr(config.pluginmanager.hook, name, None)
         for impl in caller.get_hookimpls() if caller is not None else []:
             module = str(getattr(impl.function, "__module__", "") or "")
-            if module.split(".")[0] in ("_pytest", "pluggy", "coder_pytest_report"):
+            if module.split(".")[0] in ("_pytest", "pluggy", *_OURS):
                 continue
             code = getattr(impl.function, "__code__", None)
             file = os.path.abspath(code.co_filename) if code is not None else ""

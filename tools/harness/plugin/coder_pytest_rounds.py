@@ -1,0 +1,103 @@
+"""coder's second pytest plugin: rounds of the same tests, and reruns of a failed one.
+
+Loaded with `-p coder_pytest_rounds` beside coder_pytest_report, whose collected state
+it counts into. CODER_PYTEST_ONLY / CODER_PYTEST_AGAIN / CODER_PYTEST_REPEAT keep some
+tests and run them in rounds (each file collected once); CODER_PYTEST_RERUNS reruns a
+test that failed at once, in this process. Standard library and long-stable pytest only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import coder_pytest_report as report
+import pytest
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    # CODER_PYTEST_ONLY names a file of node ids (or files, classes) to keep, and
+    # CODER_PYTEST_REPEAT how many rounds of them to run: pytest collects a node id once,
+    # so the kept items themselves are run again, collected and imported only once.
+    # CODER_PYTEST_AGAIN names the tests whose repeats run; the others run once.
+    wanted, again = _names("CODER_PYTEST_ONLY"), _names("CODER_PYTEST_AGAIN")
+    if wanted is None:
+        return
+    first: dict[str, Any] = {}
+    for item in items:
+        if wanted(item.nodeid):
+            first.setdefault(item.nodeid, item)  # each node id once, as first collected
+    keep = list(first.values())
+    rounds = max(1, int(os.environ.get("CODER_PYTEST_REPEAT") or 1))
+    repeated = [item for item in keep if again is None or again(item.nodeid)]
+    kept = {id(item) for item in keep}
+    dropped = [item for item in items if id(item) not in kept]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = keep + repeated * (rounds - 1)
+
+
+def _names(variable: str) -> Any:
+    """Is a node id listed in the file `variable` names, or inside one listed? (None: no file)"""
+    path = os.environ.get(variable)
+    if not path or not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as handle:
+        names = {line for line in handle.read().splitlines() if line}
+    ends = tuple(end for name in names for end in (name + "::", name + "["))
+    return lambda nodeid: nodeid in names or nodeid.startswith(ends)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
+    # After pytest ran the test: a failed one again, in this process, so that a flaky
+    # failure is told from a real one without a second pytest start and collection.
+    # Only a failure of the test itself: a fixture that failed to set up (or tear down)
+    # may keep its failure cached for its scope, so only a new process tries it afresh.
+    yield
+    entry = report._state.tests.get(item.nodeid) if report._state is not None else None
+    if report._state is None or not entry or entry["outcome"] != "failed":
+        return
+    least, most, seconds = _reruns(os.environ.get("CODER_PYTEST_RERUNS", ""))
+    if not most:
+        return
+    style, item.config.option.tbstyle = item.config.option.tbstyle, "no"  # no tracebacks
+    try:
+        _rerun(item, nextitem, entry, least, most, seconds)
+    finally:
+        item.config.option.tbstyle = style
+
+
+def _rerun(
+    item: Any, nextitem: Any, entry: dict[str, Any], least: int, most: int, seconds: float
+) -> None:
+    """Reruns counted in the test's entry, not logged: pytest's output and other plugins
+    see the test once, as it first ran."""
+    from _pytest.runner import runtestprotocol  # stable since pytest 3; not a hook
+
+    assert report._state is not None
+    last = 0.0  # the last rerun's time: the next one is expected to take as long
+    for count in range(most):
+        budget = max(seconds, (time.time() - report._state.started) / 4)
+        if entry["passes"] or (count >= least and report._state.extra_rerun_s + last > budget):
+            return
+        started = time.time()
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        last = time.time() - started
+        report._state.extra_rerun_s += last if count >= least else 0.0
+        entry["runs"] += 1
+        called = any(r.when == "call" and r.passed and not hasattr(r, "wasxfail") for r in reports)
+        entry["passes"] += called and not any(r.failed for r in reports)
+
+
+def _reruns(setting: str) -> tuple[int, int, float]:
+    """CODER_PYTEST_RERUNS `least:most:seconds`: a failed test is run again at once, at
+    least `least` times (until it passes), up to `most` while the reruns past `least`
+    have cost at most `seconds` (or a quarter of the time the session has taken)."""
+    try:
+        least, most, seconds = setting.split(":")
+        return int(least), int(most), float(seconds)
+    except ValueError:
+        return 0, 0, 0.0

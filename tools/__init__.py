@@ -24,14 +24,8 @@ from tools.harness.coverage import (
     measure_coverage,
 )
 from tools.harness.mutants import Mutant, apply_mutant, mutants_for
-from tools.harness.mutation import (
-    MutantOutcome,
-    MutantStatus,
-    MutationResult,
-    OperatorScore,
-    mutant_timeout,
-    run_mutants,
-)
+from tools.harness.mutation import mutant_timeout, run_mutants
+from tools.harness.outcomes import MutantOutcome, MutantStatus, MutationResult, OperatorScore
 from tools.harness.runner import run_pytest
 from tools.harness.testrun import (
     Comparison,

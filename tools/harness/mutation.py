@@ -1,7 +1,9 @@
 """Running mutants in a sandbox: each one written over its file, only its tests run, the
 file's original bytes put back.
 
-One pytest process per mutant (`-x`, so the first failing test ends it) against the
+With `fork`, mutants first run in forked copies of one pytest session
+(tools.harness.forked); the rest, and every mutant without it, run one pytest process
+per mutant (`-x`, so the first failing test ends it) against the
 tests the caller names for it, through the harness's plugin, so a kill names its test.
 The original bytes are restored when the next mutant is of another file and at the
 end, in a `finally`: also on errors and interrupts.
@@ -12,10 +14,7 @@ size (`<` -> `>`) would run the original's bytecode and falsely survive. pytest 
 PYTHONDONTWRITEBYTECODE=1, and the mutated module's `__pycache__/<module>.*.pyc` is
 removed before the first run and after every run.
 
-Outcomes: killed (by a failing test), timed out and error (the mutant broke the import
-of a test module) count as killed, and say so; survived and not covered (no test to run)
-count as survived; invalid (the tests do not pass without the mutant either) counts in
-no score.
+The outcomes and their scores are in tools.harness.outcomes.
 """
 
 from __future__ import annotations
@@ -23,88 +22,18 @@ from __future__ import annotations
 import posixpath
 import shlex
 import time
-from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from sandbox import Sandbox
+from tools.harness.forked import fork_first
 from tools.harness.mutants import Mutant, apply_mutant
+from tools.harness.outcomes import MutantOutcome, MutationResult
 from tools.harness.runner import DEFAULT_RUNNER, collect_test_run, exec_pytest
 from tools.harness.testrun import TestOutcome, TestRun
 
-MutantStatus = Literal["killed", "timed_out", "error", "survived", "not_covered", "invalid"]
-KILLED = frozenset({"killed", "timed_out", "error"})
-"""The statuses that count as killed."""
-_SURVIVED = frozenset({"survived", "not_covered"})
 _RUNNER = f"{DEFAULT_RUNNER} -x"
 _REASON_CHARS = 200
-
-
-@dataclass(frozen=True)
-class MutantOutcome:
-    """What the tests did against one mutant, and why that is the status."""
-
-    mutant: Mutant
-    status: MutantStatus
-    reason: str
-    killed_by: str | None = None
-    """The node id of the failing test, or of the test module that failed to import."""
-    tests: tuple[str, ...] = ()
-    duration: float = 0.0
-
-    @property
-    def killed(self) -> bool:
-        return self.status in KILLED
-
-
-@dataclass(frozen=True)
-class OperatorScore:
-    killed: int
-    total: int
-
-    @property
-    def score(self) -> float | None:
-        return self.killed / self.total if self.total else None
-
-
-@dataclass(frozen=True)
-class MutationResult:
-    """The outcomes in run order, and the mutants left unrun and why (`stopped`)."""
-
-    outcomes: tuple[MutantOutcome, ...] = ()
-    not_run: tuple[Mutant, ...] = ()
-    stopped: Literal["", "first kill", "budget"] = ""
-    duration: float = 0.0
-
-    @property
-    def counted(self) -> list[MutantOutcome]:
-        return [outcome for outcome in self.outcomes if outcome.status != "invalid"]
-
-    @property
-    def killed(self) -> int:
-        return sum(outcome.killed for outcome in self.counted)
-
-    @property
-    def total(self) -> int:
-        return len(self.counted)
-
-    @property
-    def score(self) -> float | None:
-        """Killed over run (invalid outcomes left out); None when none was run."""
-        return self.killed / self.total if self.total else None
-
-    @property
-    def by_operator(self) -> dict[str, OperatorScore]:
-        tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        for outcome in self.counted:
-            tally[outcome.mutant.operator][0] += outcome.killed
-            tally[outcome.mutant.operator][1] += 1
-        return {name: OperatorScore(*tally[name]) for name in sorted(tally)}
-
-    @property
-    def survivors(self) -> list[MutantOutcome]:
-        return [outcome for outcome in self.outcomes if outcome.status in _SURVIVED]
 
 
 def mutant_timeout(baseline_s: float) -> float:
@@ -121,11 +50,16 @@ def run_mutants(
     timeout_s: float,
     budget_s: float | None = None,
     stop_at_first_kill: bool = False,
+    fork: bool = False,
 ) -> MutationResult:
     """Run each mutant against the tests `tests_for` names for it (node ids or paths that
     pass on the original code), in order, until all ran, one killed (with
     `stop_at_first_kill`) or `budget_s` seconds went by. A run is never allowed past the
     budget: one that the budget cuts short is left unrun, not counted as timed out.
+
+    `fork` runs them in forked copies of one pytest session first (tools.harness.forked:
+    milliseconds a mutant, not a pytest start), and only those it cannot place or decide
+    in a pytest of their own.
 
     ValueError when a mutant's file in the sandbox is not the text it was made from.
     """
@@ -134,6 +68,11 @@ def run_mutants(
     outcomes: list[MutantOutcome] = []
     pending = list(mutants)
     stopped: Literal["", "first kill", "budget"] = ""
+    if fork and pending:
+        texts = {path: data.decode("utf-8") for path, data in files.originals.items()}
+        pending, stopped = fork_first(
+            sandbox, pending, texts, tests_for, outcomes, timeout_s, budget_s, stop_at_first_kill
+        )
     try:
         while pending and not stopped:
             left = None if budget_s is None else budget_s - (time.monotonic() - started)

@@ -121,18 +121,18 @@ def exec_pytest(
         )
     if reruns:
         script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
-    helpers = _installing(sandbox, PLUGIN_FILE, _plugin_source(PLUGIN_NAME))
-    helpers += _installing(sandbox, ROUNDS_FILE, _plugin_source(ROUNDS_NAME))
+    helpers = _installing(sandbox, PLUGIN_FILE, plugin_source(PLUGIN_NAME))
+    helpers += _installing(sandbox, ROUNDS_FILE, plugin_source(ROUNDS_NAME))
     result = sandbox.exec(helpers + script, timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
-        install(sandbox, PLUGIN_FILE, _plugin_source(PLUGIN_NAME), again=True)
-        install(sandbox, ROUNDS_FILE, _plugin_source(ROUNDS_NAME), again=True)
+        install(sandbox, PLUGIN_FILE, plugin_source(PLUGIN_NAME), again=True)
+        install(sandbox, ROUNDS_FILE, plugin_source(ROUNDS_NAME), again=True)
         result = sandbox.exec(script, timeout=timeout)
     return result
 
 
 @functools.cache
-def _plugin_source(name: str) -> bytes:
+def plugin_source(name: str) -> bytes:
     return resources.files("tools").joinpath("harness", "plugin", f"{name}.py").read_bytes()
 
 

@@ -62,12 +62,11 @@ def _run(session: Any, spec: dict[str, Any], out: Any) -> None:
         if deadline is not None and time.monotonic() - started >= float(deadline):
             break
         tests = chosen[mutant["id"]]
-        why = _unplaceable(mutant, tests, failing)
-        code = None if why else live.mutated_code(mutant)
-        if isinstance(code, str) or why:
-            _emit(out, {"id": mutant["id"], "status": "unsupported", "message": why or code})
+        swaps = _unplaceable(mutant, tests, failing) or live.mutated_code(mutant)
+        if isinstance(swaps, str):
+            _emit(out, {"id": mutant["id"], "status": "unsupported", "message": swaps})
             continue
-        work = functools.partial(_swap_and_run, live, code, tests)
+        work = functools.partial(_swap_and_run, live, swaps, tests)
         result = _in_child(work, float(spec["timeout_s"]))
         _emit(out, {"id": mutant["id"], **result})
         if spec.get("first_kill") and result["status"] in ("killed", "timed_out"):

@@ -76,7 +76,8 @@ def run_forked(
 ) -> Forked:
     """Run `mutants` (each with tests to run) by forking; `texts` are their files'
     original texts. A sandbox whose pytest cannot do it leaves every mutant in `left`."""
-    entries = [_entry(number, m, texts[m.path], tests_for(m)) for number, m in enumerate(mutants)]
+    sources = {path: SourceText(text) for path, text in texts.items()}
+    entries = [_entry(number, m, sources[m.path], tests_for(m)) for number, m in enumerate(mutants)]
     spec = {
         "mutants": entries,
         "timeout_s": timeout_s,
@@ -149,15 +150,14 @@ def _from_fork(
     return MutantOutcome(mutant, "survived", reason, None, tests, result.duration)
 
 
-def _entry(number: int, mutant: Mutant, text: str, tests: Sequence[str]) -> dict[str, Any]:
-    source = SourceText(text)
+def _entry(number: int, mutant: Mutant, source: SourceText, tests: Sequence[str]) -> dict[str, Any]:
     return {
         "id": number,
         "path": mutant.path,
         "start": source.offset(mutant.line, mutant.col),
         "end": source.offset(mutant.end_line, mutant.end_col),
         "replacement": mutant.replacement,
-        "function": function_of(text, mutant),
+        "function": function_of(source.source, mutant),
         "tests": list(tests),
     }
 

@@ -5,7 +5,7 @@ process-per-mutant runner."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -107,12 +107,6 @@ def test_scale():
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return write_tree(tmp_path / "project", PROJECT)
-
-
-@pytest.fixture
-def sandbox(project: Path) -> Iterator[LocalSandbox]:
-    with LocalSandbox(project) as opened:
-        yield opened
 
 
 def all_tests(mutant: Mutant) -> list[str]:

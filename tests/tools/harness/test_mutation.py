@@ -3,7 +3,7 @@ first kill, the budget, timeouts, mutants that break imports, stale bytecode, re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -49,12 +49,6 @@ PROJECT = {
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return write_tree(tmp_path / "project", PROJECT)
-
-
-@pytest.fixture
-def sandbox(project: Path) -> Iterator[LocalSandbox]:
-    with LocalSandbox(project) as opened:
-        yield opened
 
 
 def pick(*changes: str) -> list[Mutant]:

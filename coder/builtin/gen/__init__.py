@@ -6,13 +6,14 @@ from coder.builtin.gen.calls import Call
 from coder.builtin.gen.model import BuiltinGenModel
 from coder.builtin.gen.policy import GenPolicy, GenTarget
 from coder.builtin.gen.probe import RECORD_MARK, RUN_MARK, Result, parse_probe_output
-from coder.builtin.gen.select import choose
+from coder.builtin.gen.select import Aim, choose, notices
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.types import Probe, Target
 
 __all__ = [
     "RECORD_MARK",
     "RUN_MARK",
+    "Aim",
     "BuiltinGenModel",
     "Call",
     "GenPolicy",
@@ -23,5 +24,6 @@ __all__ = [
     "add_site_calls",
     "choose",
     "find_targets",
+    "notices",
     "parse_probe_output",
 ]

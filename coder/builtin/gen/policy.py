@@ -1,11 +1,12 @@
 """The builtin generator's policy: characterisation tests for one target module.
 
 read_file the module and its test file -> find targets and the calls to try ->
-search the tests for calls of them -> run_shell one probe per target (one batch;
-each runs the calls twice in fresh interpreters) -> keep deterministic results,
-report possible bugs, minimise to the results that reach new lines -> write_file
-the tests -> run_tests the file, dropping any generated test that fails -> finish
-with the tests per target and the bugs.
+search the tests for calls of them -> run_shell the probes (one batch; each runs a
+chunk of a target's calls twice in fresh interpreters, and against the module's
+mutants) -> keep deterministic results, report possible bugs, choose the few whose
+tests notice the most mutants no test notices (the workflow's survivors) or run new
+lines -> write_file the tests -> run_tests the file, dropping any generated test that
+fails -> finish with the tests per target and the bugs.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from coder.builtin.engine import Observation, Policy, Steps, ToolRequest
+from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
-from coder.builtin.gen.probe import Result, parse_probe_output, probe_command
-from coder.builtin.gen.render import Rendered, render_bug_test, render_test
-from coder.builtin.gen.select import apart_from, choose, possible_bugs
+from coder.builtin.gen.mutants import MutantPool, Survivor
+from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
+from coder.builtin.gen.render import Rendered, asserted, render_bug_test, render_test
+from coder.builtin.gen.select import Aim, apart_from, choose, notices, possible_bugs
 from coder.builtin.gen.table import tabulated
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, merged, test_names
@@ -39,18 +41,22 @@ class GenTarget:
     test_file: str
     functions: list[str] = field(default_factory=list)
     uncovered_lines: dict[str, list[int]] = field(default_factory=dict)
+    survivors: list[Survivor] | None = None
+    """Mutants no test kills yet, when the workflow says (None: it did not)."""
 
     @classmethod
     def from_data(cls, data: Any) -> GenTarget | None:
         if not isinstance(data, dict) or not data.get("path") or not data.get("module"):
             return None
         test_file = data.get("test_file") or f"tests/test_{data['module'].split('.')[-1]}.py"
+        survivors = data.get("survivors")
         return cls(
             str(data["path"]),
             str(data["module"]),
             str(test_file),
             [str(name) for name in data.get("functions") or []],
             {str(k): [int(n) for n in v] for k, v in (data.get("uncovered_lines") or {}).items()},
+            None if not isinstance(survivors, list) else _survivors(survivors),
         )
 
     @property
@@ -79,6 +85,9 @@ class GenPolicy:
         self.written = False
         self.existing = ""
         """The test file as it was, to leave out calls its tests already make."""
+        self.pool: MutantPool | None = None
+        self.aim = Aim()
+        """What the tests chosen so far leave to do (lines, mutants)."""
 
     def run(self) -> Policy:
         goal = self.target
@@ -92,6 +101,9 @@ class GenPolicy:
         except SyntaxError as error:
             return f"builtin generator: {goal.path} does not parse ({error}); nothing was written"
         yield from _add_call_sites(targets)
+        uncovered = {line for lines in goal.uncovered_lines.values() for line in lines}
+        self.pool = MutantPool(texts[goal.path], goal.path, goal.survivors, uncovered)
+        self.aim = Aim(frozenset(uncovered), self.pool.ids())
         existing = texts.get(goal.test_file)
         self.existing = existing or ""
         tests = yield from self._generate(goal, targets, existing)
@@ -113,23 +125,45 @@ class GenPolicy:
         probed = [target for target in targets if not target.skip]
         if not probed:
             return []
-        commands = [probe_command(target, goal.module, goal.root) for target in probed]
+        commands = [self._commands(goal, target) for target in probed]
         outputs = yield [
             ToolRequest("run_shell", {"command": command, "timeout": timeout})
-            for command, timeout in commands
+            for chunks in commands
+            for command, timeout in chunks
         ]
         style = import_style(existing or "", goal.module)
         taken = test_names(existing)
         tests: list[tuple[str, Rendered]] = []
-        for target, output in zip(probed, outputs, strict=True):
+        for target, chunks in zip(probed, commands, strict=True):
+            output = "\n".join(o.content for o in outputs[: len(chunks)])
+            outputs = outputs[len(chunks) :]
             for test in self._tests_for(goal, target, output, style.prefix, taken):
                 tests.append((target.name, test))
         return tests
 
+    def _commands(self, goal: GenTarget, target: Target) -> list[tuple[str, float]]:
+        """The target's probe commands, with the mutants its calls should tell apart
+        (none under a frozen clock: a mutant's fresh module would read the real one)."""
+        return probe_commands(target, goal.module, goal.root, self._mutants(target))
+
+    def _mutants(self, target: Target) -> list[dict[str, Any]]:
+        """The wanted mutants the target's calls may reach (none under a frozen clock: a
+        mutant's fresh module would read the real one)."""
+        if self.pool is None or (target.freeze is not None and target.freeze.clocks):
+            return []
+        return self.pool.spec_for(target.name, target.span)
+
+    def _analysed(self, goal: GenTarget, target: Target) -> bool:
+        """The mutants decide the target's tests: the probe ran them, or the workflow's
+        survivors say none is left for it."""
+        if self.pool is None or (target.freeze is not None and target.freeze.clocks):
+            return False
+        return goal.survivors is not None or bool(self.pool.mutants)
+
     def _tests_for(
-        self, goal: GenTarget, target: Target, output: Observation, prefix: str, taken: set[str]
+        self, goal: GenTarget, target: Target, output: str, prefix: str, taken: set[str]
     ) -> list[Rendered]:
-        results, problem = parse_probe_output(output.content, target)
+        results, problem = parse_probe_output(output, target)
         if problem:
             self.outcome.skipped[target.name] = f"the probe failed: {problem}"
             return []
@@ -141,20 +175,25 @@ class GenPolicy:
             marked = [_bug_test(target, result, line, prefix, taken) for result, line in bugs]
         if target.volatile:
             results = [result for result in results if result.kind == "raise"]
+        analysed = self._analysed(goal, target)
+        noticed = (lambda r: notices(r, asserted(target, r, prefix))) if analysed else None
         chosen = choose(
             results,
-            goal.uncovered_lines.get(target.name, []),
+            self.aim if analysed else Aim(self.aim.lines),
             lambda result: (
                 _new(result.probe.call.source(prefix), self.existing)
                 and render_test(target, result, prefix, set()) is not None
             ),
+            noticed,
         )
+        self.aim = self.aim.after(chosen, noticed or (lambda result: frozenset()))
         tables, single = tabulated(target, chosen, prefix, taken)
         rendered = [render_test(target, result, prefix, taken) for result in single]
         kept = tables + [test for test in rendered if test is not None]
         kept += [test for test in marked if test is not None]
         if not kept:
-            self.outcome.skipped[target.name] = _nothing_kept(target, bool(bugs))
+            noticed_all = analysed and any(r.kind == "return" for r in results)
+            self.outcome.skipped[target.name] = _nothing_kept(target, bool(bugs), noticed_all)
         return kept
 
     def _write_and_check(
@@ -199,6 +238,11 @@ class GenPolicy:
         return True
 
 
+def _survivors(data: list[Any]) -> list[Survivor]:
+    found = [Survivor.from_data(item) for item in data]
+    return [survivor for survivor in found if survivor is not None]
+
+
 def _bug_test(
     target: Target, result: Result, line: str, prefix: str, taken: set[str]
 ) -> Rendered | None:
@@ -207,11 +251,13 @@ def _bug_test(
     return render_bug_test(target, result, prefix, taken, why)
 
 
-def _nothing_kept(target: Target, suspect: bool) -> str:
+def _nothing_kept(target: Target, suspect: bool, noticed_all: bool) -> str:
     if suspect:
         return "looks like a bug (see below); not pinned by a test"
     if target.volatile:
         return "reads the clock, chance or the environment in a way no test can pin"
+    if noticed_all:
+        return "the other tests notice all it does"
     return "no deterministic result worth asserting"
 
 

@@ -1,14 +1,15 @@
 """Probing a target: the run_shell command that calls it, and what its output says.
 
-The command runs coder's probe script (probe_script.py, sent inline) twice, each in a
-fresh interpreter with its own hash seed; the first run also measures the lines each call
-executes. Only results both runs agree on are kept: whatever depends on the clock,
-randomness, object ids or set order under a different hash seed falls away here.
+The command runs coder's probe script (probe_script.py with probe_mutants.py, sent
+inline) twice, each in a fresh interpreter with its own hash seed; the first run also
+measures the lines each call executes and which of the module's mutants it notices. Only
+results both runs agree on are kept: whatever depends on the clock, randomness, object
+ids or set order under a different hash seed falls away here. A target's calls are
+probed CHUNK at a time, so no command's output outgrows what the loop shows in full.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import shlex
 from dataclasses import dataclass, field
@@ -18,10 +19,14 @@ from typing import Any
 from coder.builtin.gen.types import Probe, Target
 
 CALL_TIMEOUT_S = 2.0
+MUTANT_BUDGET_S = 6.0
+"""Seconds one command may spend running its calls against mutants."""
+CHUNK = 10
+"""Calls per probe command."""
 RUN_MARK = "@@probe-run "
 RECORD_MARK = "@@probe "
-_SCRIPT = Path(__file__).with_name("probe_script.py")
-_STABLE_KEYS = ("kind", "type", "repr", "expect", "expect_from", "after", "before", "stdout")
+_SCRIPTS = [Path(__file__).with_name(name) for name in ("probe_mutants.py", "probe_script.py")]
+_INLINED = "# inlined in the probe"
 
 
 @dataclass
@@ -39,27 +44,53 @@ class Result:
     expect: str = ""
     """For a raise: the exception class a test should name."""
     expect_from: str | None = None
+    raised_at: int = 0
+    """For a raise: the module's line it came from (0: from deeper, e.g. the stdlib)."""
     before: list[list[Any]] = field(default_factory=list)
     after: list[list[Any]] = field(default_factory=list)
     stdout: str = ""
     """What the call printed."""
     lines: frozenset[int] = frozenset()
+    """The module's lines the call ran."""
+    kills: dict[int, str] = field(default_factory=dict)
+    """Mutant id -> how the call's result tells that mutant apart (probe_mutants.py)."""
 
 
-def probe_command(target: Target, module: str, root: str) -> tuple[str, float]:
-    """The shell command that probes `target`, and the timeout it needs."""
+def probe_commands(
+    target: Target, module: str, root: str, mutants: list[dict[str, Any]] | None = None
+) -> list[tuple[str, float]]:
+    """The shell commands that probe `target` (a chunk of its calls each), with the
+    timeout each needs; `mutants` are the module's mutants to tell apart."""
     calls = [_spec_call(n, probe, target) for n, probe in enumerate(target.probes)]
-    spec = {"root": root, "module": module, "timeout": CALL_TIMEOUT_S, "calls": calls}
-    script = _SCRIPT.read_text(encoding="utf-8")
-    runs = []
-    for run, measure in ((1, True), (2, False)):
-        argument = shlex.quote(json.dumps({**spec, "measure": measure}))
-        runs.append(
-            f"echo '{RUN_MARK}{run}'; PYTHONDONTWRITEBYTECODE=1 "
-            f"python3 - {argument} <<'CODER_PROBE'\n{script}\nCODER_PROBE\n"
-        )
-    timeout = 2 * (CALL_TIMEOUT_S + 0.5) * max(1, len(calls)) + 20
-    return "".join(runs), timeout
+    spec = {"root": root, "module": module, "timeout": CALL_TIMEOUT_S}
+    if mutants:
+        spec |= {"mutants": mutants, "mutant_budget": MUTANT_BUDGET_S}
+    script = _script()
+    commands = []
+    for start in range(0, len(calls), CHUNK):
+        part = calls[start : start + CHUNK]
+        chunk = {**spec, "calls": part}
+        runs = []
+        for run, measure in ((1, True), (2, False)):
+            argument = shlex.quote(json.dumps({**chunk, "measure": measure}))
+            runs.append(
+                f"echo '{RUN_MARK}{run}'; PYTHONDONTWRITEBYTECODE=1 "
+                f"python3 - {argument} <<'CODER_PROBE'\n{script}\nCODER_PROBE\n"
+            )
+        timeout = 2 * (CALL_TIMEOUT_S + 0.5) * len(part) + 20
+        commands.append(("".join(runs), timeout + (MUTANT_BUDGET_S + 5) * bool(mutants)))
+    return commands
+
+
+def _script() -> str:
+    """The probe's modules as one script: the helpers first, each without its own
+    `from __future__` line or its imports of the other."""
+    texts = []
+    for path in _SCRIPTS:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        kept = [ln for ln in lines if ln != "from __future__ import annotations"]
+        texts.append("\n".join(ln for ln in kept if not ln.endswith(_INLINED)))
+    return "from __future__ import annotations\n" + "\n".join(texts)
 
 
 def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
@@ -73,24 +104,25 @@ def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
         "expr": probe.call.source(),
         "bind": target.var if target.init else None,
         "observe": target.observers if target.var else [],
-        "span": list(target.span),
         "freeze": target.freeze.spec() if target.freeze else None,
     }
 
 
 def parse_probe_output(output: str, target: Target) -> tuple[list[Result], str]:
-    """The results both runs agree on, and the import error if the module did not load."""
-    runs: list[dict[str, dict[str, Any]]] = []
+    """The results both runs agree on, and the import error if the module did not load.
+    `output` may hold several commands' outputs one after the other."""
+    runs: dict[str, dict[str, dict[str, Any]]] = {}
+    current: dict[str, dict[str, Any]] | None = None
     for line in output.splitlines():
         if line.startswith(RUN_MARK):
-            runs.append({})
-        elif line.startswith(RECORD_MARK) and runs:
+            current = runs.setdefault(line.removeprefix(RUN_MARK).strip(), {})
+        elif line.startswith(RECORD_MARK) and current is not None:
             record = _record(line.removeprefix(RECORD_MARK))
             if record is not None:
-                runs[-1][str(record.get("id"))] = record
-    if len(runs) < 2:
+                current.setdefault(str(record.get("id")), {}).update(record)
+    if "1" not in runs or "2" not in runs:
         return [], "the probe did not run twice (see its output)"
-    first, second = runs[0], runs[1]
+    first, second = runs["1"], runs["2"]
     if "import" in first:
         return [], f"{first['import'].get('type')}: {first['import'].get('repr')}"
     results = []
@@ -110,19 +142,21 @@ def _record(text: str) -> dict[str, Any] | None:
 
 
 def _agree(one: dict[str, Any], two: dict[str, Any]) -> bool:
-    """The same result; reprs may differ only where a set's order did (same value)."""
-    for key in _STABLE_KEYS:
-        same_value = key == "repr" and one.get("literal_ok") and _same_value(one, two)
-        if one.get(key) != two.get(key) and not same_value:
-            return False
+    """The same result (the probe's digest leaves set and dict order out), with no
+    object address in what a test would assert."""
+    if "kind" not in one or one.get("digest") is None or one.get("digest") != two.get("digest"):
+        return False
     return " at 0x" not in str(one.get("repr")) + json.dumps(one.get("after"))
 
 
-def _same_value(one: dict[str, Any], two: dict[str, Any]) -> bool:
-    try:
-        return bool(ast.literal_eval(one["repr"]) == ast.literal_eval(two["repr"]))
-    except (ValueError, SyntaxError, TypeError, KeyError, MemoryError, RecursionError):
-        return False
+def _lines(text: object) -> frozenset[int]:
+    """ "3-5,9" -> {3, 4, 5, 9}."""
+    found: set[int] = set()
+    for part in str(text or "").split(","):
+        first, _, last = part.partition("-")
+        if first.strip().isdigit():
+            found.update(range(int(first), int(last or first) + 1))
+    return frozenset(found)
 
 
 def _result(probe: Probe, record: dict[str, Any]) -> Result:
@@ -138,6 +172,8 @@ def _result(probe: Probe, record: dict[str, Any]) -> Result:
         expect_from=record.get("expect_from"),
         before=list(record.get("before") or []),
         after=list(record.get("after") or []),
+        raised_at=int(record.get("raised_at") or 0),
         stdout=str(record.get("stdout") or ""),
-        lines=frozenset(record.get("lines") or ()),
+        lines=_lines(record.get("lines")),
+        kills={int(k): str(v) for k, v in (record.get("kills") or {}).items()},
     )

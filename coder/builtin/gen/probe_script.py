@@ -3,7 +3,10 @@
 It runs inside the sandbox, standalone (the standard library only): the builtin
 generator sends its source through run_shell with a JSON spec as its argument, and reads
 one JSON line per call after the `@@probe ` marker: {id, kind: return|raise|timeout|
-setup_error, repr, type, literal_ok, float, expect, before, after, stdout, lines}.
+setup_error, repr, type, literal_ok, float, expect, raised_at, before, after, stdout,
+lines, digest}; with `measure` off only {id, digest}, what the first run is compared by.
+When the spec lists mutants, the measured run then reports which of them each call
+notices (probe_mutants.py, sent with this script): one more line per call, {id, kills}.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator
-from types import FrameType, ModuleType
+from types import FrameType, ModuleType, TracebackType
 from typing import Any
+
+from coder.builtin.gen.probe_mutants import digest, kill_analysis  # inlined in the probe
 
 MARK = "@@probe "
 MAX_REPR = 240
@@ -42,14 +48,27 @@ def main(spec: dict[str, Any]) -> None:
     except BaseException as exc:  # the module itself cannot be imported: say why
         _emit({"id": "import", "kind": "raise", "type": type(exc).__name__, "repr": str(exc)})
         return
+    done = []
     for call in spec["calls"]:
-        _emit(_probe(module, call, spec))
+        started = time.monotonic()
+        record = _probe(module, call, spec)
+        done.append((call, record, time.monotonic() - started))
+        shown = {k: v for k, v in record.items() if not k.startswith("_")}
+        _emit(shown if spec.get("measure") else {"id": call["id"], "digest": record["digest"]})
+    if spec.get("measure") and spec.get("mutants"):
+        kills = kill_analysis(module, done, spec, _under_mutant)
+        for number, found in sorted(kills.items()):
+            _emit({"id": number, "kills": found})
+
+
+def _under_mutant(module: ModuleType, call: dict[str, Any], timeout: float) -> dict[str, Any]:
+    return _probe(module, call, {"timeout": timeout, "measure": False})
 
 
 def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     namespace = dict(vars(module))
     record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
-    signal.setitimer(signal.ITIMER_REAL, spec["timeout"])
+    signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
     tracer = _LineTracer(str(module.__file__)) if spec.get("measure") else None
     try:
         with _quiet(), _frozen(call.get("freeze")):
@@ -64,7 +83,9 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     if tracer is not None:
-        record["lines"] = _lines(tracer, call.get("span"))
+        record["_lines"] = sorted(tracer.lines)
+        record["lines"] = _ranges(record["_lines"])
+    record["digest"] = digest(record)
     return record
 
 
@@ -131,12 +152,24 @@ def _exception(exc: Exception, module: ModuleType) -> dict[str, Any]:
     """The exception's type, and the name a test should expect: the first class in its
     MRO that is a builtin or defined in the module under test."""
     found: dict[str, Any] = {"type": type(exc).__name__, "repr": str(exc)[:MAX_REPR]}
+    found["raised_at"] = _raised_at(exc.__traceback__, str(module.__file__))
     for cls in type(exc).__mro__:
         if cls.__module__ in ("builtins", module.__name__):
             found["expect"] = cls.__name__
             found["expect_from"] = None if cls.__module__ == "builtins" else module.__name__
             break
     return found
+
+
+def _raised_at(trace: TracebackType | None, filename: str) -> int:
+    """The module's line the exception came from, when its innermost Python frame is in
+    the module (0 when it came from deeper: the standard library, another package)."""
+    last = None
+    while trace is not None:
+        last, trace = trace, trace.tb_next
+    if last is None or last.tb_frame.f_code.co_filename != filename:
+        return 0
+    return last.tb_lineno
 
 
 def _observe(namespace: dict[str, Any], expressions: list[str], module: ModuleType) -> list[Any]:
@@ -176,10 +209,15 @@ class _LineTracer:
         return self._line
 
 
-def _lines(tracer: _LineTracer, span: list[int] | None) -> list[int]:
-    if span:
-        return sorted(line for line in tracer.lines if span[0] <= line <= span[1])
-    return sorted(tracer.lines)
+def _ranges(lines: list[int]) -> str:
+    """[3, 4, 5, 9] -> "3-5,9": short enough for a big function's lines."""
+    found: list[list[int]] = []
+    for line in lines:
+        if found and line == found[-1][1] + 1:
+            found[-1][1] = line
+        else:
+            found.append([line, line])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in found)
 
 
 @contextlib.contextmanager

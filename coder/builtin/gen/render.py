@@ -140,6 +140,21 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
     return [*setup, call, *observed] if observed else None
 
 
+def asserted(target: Target, result: Result, prefix: str) -> str:
+    """What `result`'s test checks, as probe_mutants.py's aspect letters: "t" the
+    exception's type, "v" the value, "o" the printed text, "a" the state afterwards."""
+    if result.kind == "raise":
+        return "t"
+    if target.init:
+        return "a"
+    nothing = result.repr == "None" and bool(target.var or target.procedure)
+    if expected_check(result, prefix) is not None and not nothing:
+        return "v"
+    if result.repr == "None" and result.stdout and len(result.stdout) <= MAX_PRINTED:
+        return "o"
+    return "a" if target.var else ""
+
+
 def _setup(target: Target, result: Result, prefix: str) -> list[str]:
     lines = []
     for position, call in enumerate(result.probe.setup):

@@ -1,8 +1,12 @@
 """Choosing which probe results become tests, and spotting results that look like bugs.
 
-Results are minimised to the few that reach new lines of the target (the ones still
-uncovered when the workflow says which), greedily, in probe order so doctest examples and
-the typical call win ties. Without line data one result per distinct behaviour is kept. A
+A test earns its place by noticing a mutant (a small injected bug) that no test notices
+yet. Results are chosen greedily: the one whose assertion tells the most of the module's
+wanted mutants apart (probe_mutants.py measured it), then the one that runs the most
+lines no test runs, in probe order so doctest examples and the typical call win ties;
+what the chosen ones achieve is taken off the module's Aim before the next target, so a
+private helper gets tests only for what the public API's tests leave. Without mutant
+data the lines decide, and without those one result per distinct behaviour is kept. A
 doctest example whose real result differs, or an ordinary call that crashes with an error
 no author means to raise, is reported as a possible bug, and the target's tests pin only
 the errors it raises on purpose: pinning suspect behaviour would hide it.
@@ -13,6 +17,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Target
@@ -59,27 +64,59 @@ def apart_from(results: list[Result], suspects: list[Result]) -> list[Result]:
     ]
 
 
+@dataclass(frozen=True)
+class Aim:
+    """What the module's new tests should still do: run these lines, notice these mutants."""
+
+    lines: frozenset[int] = frozenset()
+    mutants: frozenset[int] = frozenset()
+
+    def after(self, chosen: list[Result], noticed: Noticed) -> Aim:
+        """What is left once the `chosen` results have their tests."""
+        ran = frozenset().union(*(r.lines for r in chosen))
+        told = frozenset().union(*(noticed(r) for r in chosen))
+        return Aim(self.lines - ran, self.mutants - told)
+
+
+Noticed = Callable[[Result], frozenset[int]]
+"""The mutants a result's test would notice (what it asserts decides)."""
+
+
 def choose(
-    results: list[Result], uncovered: list[int], assertable: Callable[[Result], bool]
+    results: list[Result],
+    aim: Aim,
+    assertable: Callable[[Result], bool],
+    noticed: Noticed | None = None,
 ) -> list[Result]:
-    """The few results worth a test each (among those a test can assert something about)."""
+    """The few results worth a test each (among those a test can assert something about):
+    each notices a mutant or runs a line of `aim` that those before it do not. Without
+    `noticed` (no mutant data) or lines (no line data), one per distinct behaviour."""
     usable = [r for r in results if not (r.kind == "raise" and r.probe.call.origin == "guess")]
     usable = [r for r in usable if assertable(r)]
-    if any(r.lines for r in usable):
-        wanted = set(uncovered) or {line for r in usable for line in r.lines}
-        chosen: list[Result] = []
-        covered: set[int] = set()
-        while len(chosen) < MAX_TESTS:
-            best = max(usable, key=lambda r: len((r.lines & wanted) - covered), default=None)
-            if best is None or not (best.lines & wanted) - covered:
-                break
-            chosen.append(best)
-            covered |= best.lines
-        return sorted(chosen, key=usable.index)
-    distinct: dict[tuple[str, str], Result] = {}
-    for result in usable:
-        distinct.setdefault((result.kind, result.expect or result.type), result)
-    return list(distinct.values())[:MAX_TESTS]
+    if noticed is None and not any(r.lines for r in usable):
+        distinct: dict[tuple[str, str], Result] = {}
+        for result in usable:
+            distinct.setdefault((result.kind, result.expect or result.type), result)
+        return list(distinct.values())[:MAX_TESTS]
+    told = noticed or (lambda result: frozenset())
+    mutants, lines = set(aim.mutants), set(aim.lines)
+    if noticed is None and not lines:
+        lines = {line for r in usable for line in r.lines}
+    chosen: list[Result] = []
+    while len(chosen) < MAX_TESTS and usable:
+        best = max(usable, key=lambda r: (len(told(r) & mutants), len(r.lines & lines)))
+        if not (told(best) & mutants or best.lines & lines):
+            break
+        chosen.append(best)
+        mutants -= told(best)
+        lines -= best.lines
+    return sorted(chosen, key=usable.index)
+
+
+def notices(result: Result, asserted: str) -> frozenset[int]:
+    """The mutants whose change shows in what a test asserts: `asserted` holds the
+    letters of the aspects it checks (probe_mutants.py); a changed kind always shows."""
+    return frozenset(m for m, how in result.kills.items() if set(how) & set(asserted + "k"))
 
 
 def _typical(target: Target) -> object:

@@ -19,6 +19,7 @@ import pytest
 from coder.builtin.gen import (
     RECORD_MARK,
     RUN_MARK,
+    Aim,
     BuiltinGenModel,
     Call,
     Probe,
@@ -27,8 +28,10 @@ from coder.builtin.gen import (
     add_site_calls,
     choose,
     find_targets,
+    notices,
     parse_probe_output,
 )
+from coder.builtin.gen.probe_mutants import digest
 from tests.helpers import Generated, function_source, generate, run_pytest_in
 
 CALC = '''\
@@ -209,11 +212,9 @@ def test_the_clock_is_frozen_and_random_seeded_before_their_values_are_asserted(
     # label() reaches random only through the module's private _token().
     label = function_source(clock.text, "test_label_with_a_fixed_seed")
     assert label.startswith("def test_label_with_a_fixed_seed():\n    random.seed(1234)\n")
-    assert function_source(clock.text, "test_roll_raises_for_zero_sides") == (
-        "def test_roll_raises_for_zero_sides():\n"
-        "    random.seed(1234)\n"
-        "    with pytest.raises(ValueError):\n"
-        "        roll(sides=0)"
+    # A die of one side tells `sides < 1` from `sides <= 1`: the boundary, not the error.
+    assert function_source(clock.text, "test_roll_with_sides_at_1") == (
+        "def test_roll_with_sides_at_1():\n    random.seed(1234)\n    assert roll(sides=1) == 1"
     )
     assert "_token()" not in clock.text and "pid_tag()" not in clock.text
     assert "- pid_tag: skipped (no deterministic result worth asserting)" in clock.summary
@@ -283,9 +284,7 @@ def test_a_source_no_test_can_pin_leaves_only_the_errors_asserted(tmp_path: Path
 
 
 def test_tests_join_an_existing_file_in_its_import_style(clock: Generated) -> None:
-    assert clock.text.startswith(
-        "import random\n\nimport pytest\n\nfrom clock import label, roll, stamp\n"
-    )
+    assert clock.text.startswith("import random\n\nfrom clock import label, roll, stamp\n")
     assert function_source(clock.text, "test_stamp_is_a_float") in TEST_CLOCK
 
 
@@ -333,18 +332,21 @@ def test_only_results_both_probe_runs_agree_on_are_kept() -> None:
             same,
             {**same, "repr": "{'a', 'b'}"},
             {**same, "repr": "0.25"},
-            {**same, "repr": "<A at 0x1>"},
+            {**same, "repr": "<A at 0x1>", "literal_ok": False},
         ],
         [
             same,
             {**same, "repr": "{'b', 'a'}"},
             {**same, "repr": "0.75"},
-            {**same, "repr": "<A at 0x1>"},
+            {**same, "repr": "<A at 0x1>", "literal_ok": False},
         ],
     ]
     output = "".join(
         f"{RUN_MARK}{run}\n"
-        + "".join(f"{RECORD_MARK}{json.dumps({'id': n, **r})}\n" for n, r in enumerate(records))
+        + "".join(
+            f"{RECORD_MARK}{json.dumps({'id': n, **r, 'digest': digest(r)})}\n"
+            for n, r in enumerate(records)
+        )
         for run, records in enumerate(runs, 1)
     )
     results, problem = parse_probe_output(output, target)
@@ -379,6 +381,24 @@ def test_results_are_minimised_to_those_reaching_uncovered_lines() -> None:
         Result(probes[1], "return", "2", lines=frozenset({2, 3})),
         Result(probes[2], "raise", expect="ValueError", lines=frozenset({2, 4})),
     ]
-    assert choose(results, [4], lambda result: True) == [results[2]]
-    assert choose(results, [], lambda result: True) == [results[0], results[2]]
-    assert choose(results, [], lambda result: result.kind == "return") == [results[0]]
+    assert choose(results, Aim(frozenset({4})), lambda result: True) == [results[2]]
+    assert choose(results, Aim(), lambda result: True) == [results[0], results[2]]
+    assert choose(results, Aim(), lambda result: result.kind == "return") == [results[0]]
+
+
+def test_results_are_chosen_for_the_mutants_their_asserts_notice() -> None:
+    probes = [Probe(Call("f", (str(n),))) for n in range(3)]
+    results = [
+        Result(probes[0], "return", "1", kills={1: "v"}),
+        Result(probes[1], "return", "2", kills={1: "v", 2: "a", 3: "v"}),
+        Result(probes[2], "raise", expect="ValueError", kills={4: "k", 5: "o"}),
+    ]
+
+    def noticed(result: Result) -> frozenset[int]:
+        return notices(result, "t" if result.kind == "raise" else "v")
+
+    aim = Aim(mutants=frozenset({1, 2, 3, 4, 5}))
+    chosen = choose(results, aim, lambda result: True, noticed)
+    assert chosen == [results[1], results[2]]  # 1 and 3; then 4 (the kind changed)
+    assert aim.after(chosen, noticed) == Aim(mutants=frozenset({2, 5}))
+    assert choose(results, Aim(mutants=frozenset({2})), lambda result: True, noticed) == []

@@ -22,7 +22,8 @@ def use_colour() -> bool:
 
 
 def shout(text: str) -> None:
-    print(text.upper() + ("!" if use_colour() else ""))
+    loud = text.upper() + ("!" if use_colour() else "")
+    print(loud)
 
 
 def everything() -> int:

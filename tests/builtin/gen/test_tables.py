@@ -30,8 +30,8 @@ def test_a_functions_examples_become_one_parametrized_test(tmp_path: Path) -> No
         "pytest.approx(expected)"
     )
     # Fewer than three examples stay one test each.
-    assert function_source(generated.text, "test_price_label_with_pence_3").endswith(
-        'assert price_label(3) == "0.03 GBP"'
+    assert function_source(generated.text, "test_price_label_with_zero_pence").endswith(
+        'assert price_label(0) == "0.00 GBP"'
     )
     done = run_pytest_in(generated.repo)
     assert done.returncode == 0, done.stdout

@@ -1,0 +1,89 @@
+"""The builtin generator keeps the calls whose tests notice mutants no test notices yet:
+the probe runs each call against the module's mutants (the workflow's survivors when it
+names them), end to end through the real Agent and LocalSandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from coder.agent.loop import Agent
+from coder.builtin.gen import BuiltinGenModel
+from coder.builtin.gen.mutants import MutantPool, Survivor
+from coder.builtin.gen.probe_mutants import canonical, noticed
+from sandbox import LocalSandbox
+from tests.helpers import Generated, run_pytest_in, write_tree
+from tools import ToolContext, default_registry
+
+GRADE = """\
+PASS = 50
+
+
+def grade(score: int) -> str:
+    if score >= PASS:
+        return "pass"
+    return "fail"
+"""
+BOUNDARY = {
+    "line": 5,
+    "function": "grade",
+    "operator": "boundary",
+    "original": "score >= PASS",
+    "replacement": "score > PASS",
+}
+
+
+def generate_for(root: Path, files: dict[str, str], module: str, **data: Any) -> Generated:
+    """generate() with more of the target data the workflow may send (survivors...)."""
+    repo = write_tree(root / "repo", files)
+    test_file = f"tests/test_{module}.py"
+    target = {"path": f"{module}.py", "module": module, "test_file": test_file, **data}
+    with LocalSandbox(repo) as box:
+        agent = Agent(BuiltinGenModel(), default_registry(), ToolContext(box))
+        result = agent.run(f"Write tests for {module}.py", task_data={"target": target})
+        text = box.read(test_file).decode() if result.summary.count(" in tests/") else ""
+    if text:
+        (repo / test_file).parent.mkdir(exist_ok=True)
+        (repo / test_file).write_text(text, encoding="utf-8")
+    return Generated(repo, result.status, result.summary, text)
+
+
+def test_a_survivor_on_a_boundary_gets_the_value_on_it(tmp_path: Path) -> None:
+    generated = generate_for(tmp_path, {"grade.py": GRADE}, "grade", survivors=[BOUNDARY])
+    # Only 50 tells `>=` from `>`; the typical 3 would notice nothing the suite misses.
+    assert generated.text.endswith(
+        'def test_grade_with_score_at_pass():\n    assert grade(50) == "pass"\n'
+    )
+    assert "- grade: test_grade_with_score_at_pass\n" in generated.summary + "\n"
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_without_survivors_left_nothing_is_written(tmp_path: Path) -> None:
+    generated = generate_for(tmp_path, {"grade.py": GRADE}, "grade", survivors=[])
+    assert generated.text == ""
+    assert "- grade: skipped (the other tests notice all it does)" in generated.summary
+
+
+def test_survivors_are_matched_to_the_modules_mutants() -> None:
+    unknown = {**BOUNDARY, "original": "score > 3"}
+    survivors = [Survivor.from_data(item) for item in (BOUNDARY, unknown, {"line": "x"})]
+    pool = MutantPool(GRADE, "grade.py", [s for s in survivors if s is not None], set())
+    [mutant] = pool.mutants.values()
+    assert (mutant.line, mutant.replacement) == (5, "score > PASS")
+    [spec] = pool.spec_for("grade", (4, 7))
+    assert spec["text"] == "score > PASS" and spec["first"] == 5
+
+
+def test_a_helper_reaches_the_lines_of_what_it_calls() -> None:
+    source = "def a():\n    return b()\n\n\ndef b():\n    return 1\n\n\ndef c():\n    return 2\n"
+    pool = MutantPool(source, "m.py", None, set())
+    assert sorted({spec["line"] for spec in pool.spec_for("a", (1, 2))}) == [2, 6]
+
+
+def test_set_and_dict_order_do_not_count_as_another_result() -> None:
+    assert canonical({"b", "a"}) == canonical({"a", "b"})
+    assert canonical({1: "x", 2: "y"}) == canonical({2: "y", 1: "x"})
+    one = {"kind": "return", "repr": "{'a', 'b'}", "literal_ok": True}
+    assert noticed(one, {**one, "repr": "{'b', 'a'}"}) == ""
+    assert noticed(one, {**one, "repr": "{'a'}"}) == "v"
+    assert noticed(one, {"kind": "raise", "type": "KeyError"}) == "k"

@@ -23,6 +23,7 @@ from tools.harness.coverage import (
     FileCoverage,
     measure_coverage,
 )
+from tools.harness.forked import function_of
 from tools.harness.mutants import Mutant, apply_mutant, mutants_for
 from tools.harness.mutation import mutant_timeout, run_mutants
 from tools.harness.outcomes import MutantOutcome, MutantStatus, MutationResult, OperatorScore
@@ -36,7 +37,7 @@ from tools.harness.testrun import (
     render_test_run,
     summary_line,
 )
-from tools.harness.uncovered import Target, find_targets, module_name
+from tools.harness.uncovered import Target, find_targets, functions_at, module_name
 from tools.reading import PAGE_LINES
 from tools.registry import DEFAULT_TOOLS, default_registry
 from tools.testfiles import TEST_DIRS, is_test_file, is_test_module, tests_only_policy
@@ -74,6 +75,8 @@ __all__ = [
     "context_of",
     "default_registry",
     "find_targets",
+    "function_of",
+    "functions_at",
     "is_test_file",
     "is_test_module",
     "measure_coverage",

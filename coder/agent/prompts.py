@@ -51,9 +51,10 @@ the test alone and call finish saying so.
 
 
 GEN_TASK = """\
-Write pytest tests for the module {module} ({path}), whose code these tests do not run yet:
+Write pytest tests for the module {module} ({path}), for these functions and methods \
+(uncovered lines in brackets):
 
-{uncovered}
+{uncovered}{survivors}
 
 Write them in {test_file} ({file_note}). Follow the project's conventions: read its \
 existing tests, conftest.py fixtures and import style first. Write one test per \
@@ -62,8 +63,9 @@ pytest.approx for floats and pytest.raises for exceptions). Never reach the netw
 Edit test files only; never change the source.
 
 A test is kept only if it is collected, passes {reruns} runs in fresh processes, asserts \
-something about the code's behaviour, and runs lines or branches no other test runs. \
-`run_tests` with no arguments runs {test_file}.
+something about the code's behaviour, and notices a change to the code that no other test \
+notices (it fails on a mutant no other test fails on; where no mutant can be made, it must \
+run lines or branches no other test runs). `run_tests` with no arguments runs {test_file}.
 
 Do not test randomness or the clock with exact values unless the test pins them first \
 (monkeypatch the clock function, random.seed).

@@ -1,4 +1,4 @@
-"""`coder gen [REPO]`: write the tests coverage is missing, keeping only those that earn it."""
+"""`coder gen [REPO]`: write the tests the suite is missing, keeping only those that earn it."""
 
 from __future__ import annotations
 
@@ -27,6 +27,26 @@ CoverageGoal = Annotated[
         min=0,
         max=100,
         help="Stop once line coverage reaches PCT.",
+    ),
+]
+MutationGoal = Annotated[
+    float | None,
+    typer.Option(
+        "--mutation-goal",
+        metavar="PCT",
+        min=0,
+        max=100,
+        help="Stop once the target modules' mutation score (injected bugs the tests notice) "
+        "reaches PCT.",
+    ),
+]
+MaxMutants = Annotated[
+    int,
+    typer.Option(
+        "--max-mutants",
+        metavar="N",
+        min=0,
+        help="Mutants per target module (0: no mutation testing; tests kept by coverage).",
     ),
 ]
 Reruns = Annotated[
@@ -60,6 +80,8 @@ def gen(
     repo: RepoArgument = Path("."),
     target: Target = None,
     coverage_goal: CoverageGoal = None,
+    mutation_goal: MutationGoal = None,
+    max_mutants: MaxMutants = 200,
     reruns: Reruns = 3,
     changed_since: ChangedSince = None,
     max_targets: MaxTargets = 10,
@@ -68,18 +90,23 @@ def gen(
     *,
     common: CommonOptions,
 ) -> None:
-    """Write pytest tests where coverage is missing, and keep only those that earn it.
+    """Write pytest tests where the suite checks nothing, and keep only those that earn it.
 
-    Measures coverage in a sandbox, has the agent write tests for the least covered
-    modules, and keeps a test only if it is collected, passes --reruns fresh runs,
-    asserts something and raises line or branch coverage. Then applies them.
+    Measures coverage and mutation score (small injected bugs the tests notice) in a
+    sandbox, has the agent write tests for the least checked modules, and keeps a test
+    only if it is collected, passes --reruns fresh runs, asserts something and notices
+    an injected bug no other test notices. Then applies them.
     """
     from coder.workflows.gen.options import GenOptions
     from coder.workflows.gen.workflow import gen_repo
 
+    if mutation_goal is not None and max_mutants == 0:
+        raise ConfigError("--mutation-goal needs mutants: drop --max-mutants 0 or the goal")
     repo, settings = common.resolve(repo, branch=branch)
     options = GenOptions(
         coverage_goal=coverage_goal,
+        mutation_goal=mutation_goal,
+        max_mutants=max_mutants,
         reruns=reruns,
         changed_since=changed_since,
         dry_run=common.dry_run,
@@ -102,7 +129,8 @@ def exit_code(report: GenReport) -> ExitCode:
         return ExitCode.USAGE
     if report.conflicts:
         return ExitCode.INCOMPLETE
-    ok = report.status in _OK or (report.status == "improved" and report.goal is None)
+    goal = report.goal is not None or report.mutation_goal is not None
+    ok = report.status in _OK or (report.status == "improved" and not goal)
     return ExitCode.OK if ok else ExitCode.INCOMPLETE
 
 

@@ -213,6 +213,7 @@ def gen_summary(out: Console, report: GenReport, *, dry_run: bool, verbose: bool
         goal = f" (goal {report.goal:g}%)" if report.goal is not None else ""
         out.print(f"line coverage   {before.line:.1f}% -> {after.line:.1f}%{goal}")
         out.print(f"branch coverage {before.branch:.1f}% -> {after.branch:.1f}%")
+    _mutation(out, report)
     out.print(f"{len(report.tests_added)} test(s) added, {len(report.rejected)} rejected")
     for nodeid in report.tests_added:
         out.print(f"  [green]added[/] {escape(nodeid)}", soft_wrap=True)
@@ -224,6 +225,23 @@ def gen_summary(out: Console, report: GenReport, *, dry_run: bool, verbose: bool
     _possible_bugs(out, report)
     _delivery(out, report, dry_run)
     _footer(out, report)
+
+
+def _mutation(out: Console, report: GenReport) -> None:
+    """The mutation score, and the behaviour no test checks (the first few per module)."""
+    was, now = report.mutation_before, report.mutation_after or report.mutation_before
+    if was is None or now is None:
+        return
+    goal = f" (goal {report.mutation_goal:g}%)" if report.mutation_goal is not None else ""
+    out.print(
+        f"mutation score  {was.score or 0:.1f}% -> {now.score or 0:.1f}% "
+        f"({now.killed} of {now.total} injected bugs noticed){goal}"
+    )
+    shown = [(module.path, s) for module in report.modules for s in module.untested[:5]]
+    if shown:
+        out.print("behaviour no test checks (a change to the code no test notices):")
+    for path, survivor in shown:
+        out.print(f"  {escape(path)}:{survivor.line}: {escape(survivor.change)}", soft_wrap=True)
 
 
 def _possible_bugs(out: Console, report: GenReport) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -96,6 +97,75 @@ class Coverage(BaseModel):
     branch: float = 0.0
 
 
+class OperatorCount(BaseModel):
+    killed: int = 0
+    total: int = 0
+
+
+class MutationScore(BaseModel):
+    """How many of the mutants run some test notices (kills)."""
+
+    killed: int = 0
+    total: int = 0
+    score: float | None = None
+    """killed / total as a percentage (None: no mutant was run)."""
+    by_operator: dict[str, OperatorCount] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, outcomes: Iterable[tuple[str, bool]]) -> MutationScore:
+        """From (operator, killed) pairs, one a mutant."""
+        counts: dict[str, OperatorCount] = {}
+        for operator, killed in outcomes:
+            count = counts.setdefault(operator, OperatorCount())
+            count.total += 1
+            count.killed += killed
+        return cls.summed(counts)
+
+    @classmethod
+    def combined(cls, scores: Iterable[MutationScore]) -> MutationScore:
+        counts: dict[str, OperatorCount] = {}
+        for score in scores:
+            for operator, part in score.by_operator.items():
+                count = counts.setdefault(operator, OperatorCount())
+                count.killed += part.killed
+                count.total += part.total
+        return cls.summed(counts)
+
+    @classmethod
+    def summed(cls, counts: dict[str, OperatorCount]) -> MutationScore:
+        killed = sum(c.killed for c in counts.values())
+        total = sum(c.total for c in counts.values())
+        score = round(100 * killed / total, 2) if total else None
+        return cls(
+            killed=killed, total=total, score=score, by_operator=dict(sorted(counts.items()))
+        )
+
+
+class Survivor(BaseModel):
+    """A mutant no test kills: a change to the code that no test would notice."""
+
+    path: str
+    line: int
+    operator: str
+    change: str
+    """The code as it is -> as the mutant has it, e.g. "`a < b` -> `a <= b`"."""
+    covered: bool = False
+    """Some test runs the line (and still notices nothing)."""
+
+
+class ModuleScores(BaseModel):
+    """One target module: coverage and mutation score before and after, and the
+    behaviour no test checks yet."""
+
+    path: str
+    coverage_before: Coverage | None = None
+    coverage_after: Coverage | None = None
+    mutation_before: MutationScore | None = None
+    mutation_after: MutationScore | None = None
+    untested: list[Survivor] = Field(default_factory=list)
+    """The surviving mutants that matter most (after the run)."""
+
+
 class PossibleBug(BaseModel):
     """A generated test that failed because the code, not the test, looks wrong."""
 
@@ -128,3 +198,10 @@ class GenReport(DeliveredReport):
     dropped candidate (then only in the evidence)."""
     not_reached: list[str] = Field(default_factory=list)
     """Target modules left unwritten because --time-budget ran out."""
+    mutation_before: MutationScore | None = None
+    """Over the target modules' mutants (None: no mutant was run)."""
+    mutation_after: MutationScore | None = None
+    mutation_goal: float | None = None
+    """--mutation-goal: the mutation score percentage to reach."""
+    modules: list[ModuleScores] = Field(default_factory=list)
+    """Per target module: coverage and mutation scores, and the behaviour no test checks."""

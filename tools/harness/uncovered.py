@@ -5,6 +5,7 @@ and branches of a CoverageRun, as targets to write tests for.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -67,6 +68,18 @@ def find_targets(
             continue
         targets += _file_targets(file, _scopes(tree.body, ""), include_module)
     return sorted(targets, key=lambda t: (-len(t.uncovered_lines), t.path, t.line))
+
+
+def functions_at(source: str, lines: Iterable[int]) -> dict[int, str]:
+    """The qualname of the function or method holding each of `lines` (a nested
+    function's lines belong to the function that defines it); lines outside any are left
+    out, as is every line of a source that does not parse."""
+    try:
+        scopes = _scopes(ast.parse(source).body, "")
+    except (SyntaxError, ValueError):
+        return {}
+    found = {line: _owner(scopes, line) for line in lines}
+    return {line: scope.qualname for line, scope in found.items() if scope is not None}
 
 
 def _scopes(body: list[ast.stmt], prefix: str) -> list[_Scope]:

@@ -13,13 +13,19 @@ import shlex
 from dataclasses import dataclass, field
 
 from coder.delivery.patching import Changes
-from coder.delivery.report import Coverage
+from coder.delivery.report import Coverage, MutationScore
 from coder.workflows.gen.imports import prune_imports
 from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.testcode import new_tests, remove_tests
 from coder.workflows.session import Session
 from sandbox import Sandbox
-from tools import CoverageRun, measure_coverage, render_test_run, summary_line
+from tools import (
+    CoverageRun,
+    TestCoverage,
+    measure_each_test,
+    render_test_run,
+    summary_line,
+)
 
 IN_SUITE = "passed on its own but failed with the whole suite: "
 NOT_GREEN = "with the new tests the suite is not green; nothing kept:\n"
@@ -40,6 +46,17 @@ class KeptTests:
     coverage: Coverage | None = None
     """Coverage with the kept tests (None: the suite was not green)."""
     error: str | None = None
+    contexts: dict[str, TestCoverage] = field(default_factory=dict)
+    """What each test of `run` covered (coverage.py's per-test contexts)."""
+
+
+Measured = tuple[CoverageRun, dict[str, TestCoverage]]
+"""A whole-suite coverage run and what each test in it covered."""
+
+
+def measure_suite(sandbox: Sandbox, timeout: float) -> Measured:
+    """The whole suite under coverage, with per-test contexts (one pytest run)."""
+    return measure_each_test(sandbox, [], timeout)
 
 
 def final_gate(
@@ -49,18 +66,19 @@ def final_gate(
     added: list[str],
     before: Coverage,
     options: GenOptions,
-    final: CoverageRun | None = None,
+    measured: Measured | None = None,
 ) -> KeptTests:
-    """Coverage after (`final`, when just measured); the new tests (`added`, in `held`)
-    are kept only if the full suite is green."""
+    """Coverage after (`measured`, when just measured); the new tests (`added`, in
+    `held`) are kept only if the full suite is green. `status` says whether coverage
+    rose or its goal is met; the workflow weighs mutants in."""
     timeout = session.settings.test_timeout
-    final = final or measure_coverage(sandbox, None, timeout)
+    final, contexts = measured or measure_suite(sandbox, timeout)
     dropped = None
     if final.tests.failures:
         dropped = drop_suite_failures(session, sandbox, held, final, added)
     if dropped is not None:
         session.hooks.warn("dropped new tests that failed beside the whole suite (see `rejected`)")
-        final = measure_coverage(sandbox, None, timeout)
+        final, contexts = measure_suite(sandbox, timeout)
     dropped = dropped or {}
     if final.error is not None or final.tests.failures or final.tests.timed_out:
         error = NOT_GREEN + (final.error or render_test_run(final.tests))
@@ -68,12 +86,21 @@ def final_gate(
     session.hooks.info(f"after: {summary_line(final.tests)}; {percentages(final)}")
     kept = [nodeid for nodeid in added if nodeid not in dropped]
     rose = final.line_pct > before.line or final.branch_pct > before.branch
-    status = "goal_met" if goal_met(final, options) else "improved" if kept and rose else "no_gain"
-    return KeptTests(final, status, held, kept, dropped, coverage_of(final))
+    status = "improved" if kept and rose else "no_gain"
+    return KeptTests(final, status, held, kept, dropped, coverage_of(final), contexts=contexts)
 
 
-def goal_met(run: CoverageRun, options: GenOptions) -> bool:
-    return options.coverage_goal is not None and run.line_pct >= options.coverage_goal
+def goal_met(run: CoverageRun, options: GenOptions, mutation: MutationScore | None = None) -> bool:
+    """Every goal given is reached (False when none is given)."""
+    goals = [options.coverage_goal, options.mutation_goal]
+    if all(goal is None for goal in goals):
+        return False
+    if options.coverage_goal is not None and run.line_pct < options.coverage_goal:
+        return False
+    if options.mutation_goal is None:
+        return True
+    score = mutation.score if mutation is not None else None
+    return score is not None and score >= options.mutation_goal
 
 
 def coverage_of(run: CoverageRun) -> Coverage:

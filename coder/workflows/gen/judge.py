@@ -1,19 +1,22 @@
 """The TestGen-LLM filters of `coder gen`, applied to each new test of a test file.
 
 A candidate is kept only if it is collected, passes `reruns` runs (each a fresh pytest
-process), asserts something that can fail, and runs a line or branch arc that the
-existing tests, and the candidates kept before it, do not. A test of a possible bug is
+process), asserts something that can fail, and kills a mutant of the target module that
+the existing tests, and the candidates kept before it, do not (gate.py; without mutants,
+it must run a line or branch arc they do not). A test of a possible bug is
 marked `xfail(strict=True)`: it must fail the same way in every run (and it turns red
 once the bug is fixed). Candidates are judged in
-file order for the static and run filters, then greedily (largest gain first) for
-coverage, so a test that adds nothing beyond a better one is dropped.
+file order for the static and run filters, then by coverage gain (largest first) for
+strength, so a test that adds nothing beyond a better one is dropped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from coder.workflows.gen.gate import Kills, first_kills, gate_problem
 from coder.workflows.gen.imports import prune_imports
+from coder.workflows.gen.mutation import ModuleMutants
 from coder.workflows.gen.testcode import (
     TestFunction,
     keep_existing,
@@ -36,7 +39,6 @@ NO_ASSERT = (
     "asserts nothing about the code's behaviour: assert on a result, or use "
     "pytest.raises / pytest.approx"
 )
-NO_GAIN = "runs no line or branch that the other tests do not run already"
 LOOSE_XFAIL = (
     "marked xfail without strict=True, so it would hide the fix: a test of a possible bug "
     'is marked @pytest.mark.xfail(strict=True, reason="possible bug: ...")'
@@ -94,10 +96,12 @@ def judge_file(
     covered: Covered,
     reruns: int,
     timeout: float,
+    mutants: ModuleMutants | None = None,
 ) -> Judgement:
     """Judge the tests `after` adds to `before` (both the file's text; the sandbox holds
     `after`). Tests of `before` that `after` rewrote are put back as they were; `covered`
-    grows by what the kept tests add."""
+    grows by what the kept tests add, and `mutants` (the target module's) records the
+    mutants they kill."""
     problem = syntax_error(after)
     if problem is None:
         written, (after, lost) = after, keep_existing(before, after)
@@ -113,7 +117,7 @@ def judge_file(
         return judgement
     live = [t for t in found if _check(judgement, t, _static_problem(t))]
     live = _run_filter(sandbox, judgement, live, reruns, timeout)
-    judgement.kept = _coverage_filter(sandbox, judgement, live, covered, timeout)
+    judgement.kept = _strength_filter(sandbox, judgement, live, covered, timeout, mutants)
     judgement.text = prune_imports(before, remove_tests(after, set(judgement.rejected)))
     return judgement
 
@@ -172,21 +176,34 @@ def _run_problem(
     return f"failed: {_first_line(failure)}"
 
 
-def _coverage_filter(
+def _strength_filter(
     sandbox: Sandbox,
     judgement: Judgement,
     live: list[TestFunction],
     covered: Covered,
     timeout: float,
+    mutants: ModuleMutants | None,
 ) -> list[TestFunction]:
-    """Keep the tests that add coverage, the largest gain first (a greedy set cover)."""
+    """Keep the tests that kill a mutant no other test kills (gate.py), or without
+    mutants those that add coverage; the largest coverage gain is judged first."""
     gains, outside = _gains(sandbox, judgement, live, timeout)
+    ranked = sorted(
+        (t for t in live if t.name in gains),
+        key=lambda t: (-gains[t.name].beyond(covered).size(), t.start),
+    )
+    kills: Kills | None = None
+    if mutants is not None:
+        lines = {t.name: gains[t.name].lines for t in ranked}
+        kills = first_kills(sandbox, judgement.path, ranked, lines, mutants, mutants.test_time)
     kept: list[TestFunction] = []
-    for test in sorted((t for t in live if t.name in gains), key=lambda t: -gains[t.name].size()):
+    for test in ranked:
         gain = gains[test.name].beyond(covered)
-        if _check(judgement, test, None if gain.size() else NO_GAIN):
+        if _check(judgement, test, gate_problem(test, gain.lines, gain.size(), kills, mutants)):
             covered.add(gain)
             kept.append(test)
+            if mutants is not None and kills is not None:
+                nodeid = test.nodeid(judgement.path)
+                mutants.killed_now.update(dict.fromkeys(kills.first.get(test.name, []), nodeid))
     if kept:
         covered.add(outside)  # what importing the kept tests' modules ran
     return sorted(kept, key=lambda t: t.start)

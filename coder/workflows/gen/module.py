@@ -61,7 +61,7 @@ def write_tests(
     outcome = ModuleOutcome(module)
     settled = dict(held)
     for round_number in range(FEEDBACK_ROUNDS + 1):
-        judgements = _judge_round(session, agent.context, settled, covered, options)
+        judgements = _judge_round(session, agent.context, settled, covered, options, module)
         _record(outcome, judgements, result)
         rejected = {n: r for j in judgements for n, r in j.rejected.items()}
         if not rejected or round_number == FEEDBACK_ROUNDS or result.status != "finished":
@@ -83,7 +83,7 @@ def _new_changes(session: Session, settled: Changes, held: Changes) -> Changes:
 
 def gen_task(module: ModuleTarget, reruns: int) -> str:
     uncovered = "\n".join(
-        f"- {name} (lines {line_ranges(lines)})" if lines else f"- {name} (branches)"
+        f"- {name} (lines {line_ranges(lines)})" if lines else f"- {name}"
         for name, lines in module.uncovered_lines.items()
     )
     note = "it exists: add to it" if module.test_file_exists else "a new file"
@@ -94,11 +94,32 @@ def gen_task(module: ModuleTarget, reruns: int) -> str:
         test_file=module.test_file,
         file_note=note,
         reruns=reruns,
+        survivors=survivors_text(module),
+    )
+
+
+def survivors_text(module: ModuleTarget, limit: int = 15) -> str:
+    """The changes to the module that no test notices yet, for the model."""
+    alive = module.mutants.survivors(limit) if module.mutants else []
+    if not alive:
+        return ""
+    lines = [f"- line {s.line}: {s.change}" for s in alive]
+    more = len(module.mutants.alive()) - len(alive) if module.mutants else 0
+    if more > 0:
+        lines.append(f"- ... and {more} more")
+    return (
+        "\n\nThese changes to the code (mutants) go unnoticed by every test today; a new "
+        "test earns its place by failing on at least one of them:\n" + "\n".join(lines)
     )
 
 
 def _judge_round(
-    session: Session, context: ToolContext, settled: Changes, covered: Covered, options: GenOptions
+    session: Session,
+    context: ToolContext,
+    settled: Changes,
+    covered: Covered,
+    options: GenOptions,
+    module: ModuleTarget,
 ) -> list[Judgement]:
     """Judge every test module the agent wrote (`context.written`) since `settled`; its
     sandbox and `settled` then hold the kept tests and the test-support files it wrote."""
@@ -114,7 +135,7 @@ def _judge_round(
         elif not is_test_module(path):
             settled[path] = data  # test support the agent wrote: a conftest.py, a helper
         else:
-            judgement = _judge(session, sandbox, path, before, data, covered, options)
+            judgement = _judge(session, sandbox, path, before, data, covered, options, module)
             settled[path] = judgement.text.encode("utf-8") if judgement.kept else before
             _restore(sandbox, path, data, settled[path])
             judgements.append(judgement)
@@ -129,11 +150,12 @@ def _judge(
     after: bytes,
     covered: Covered,
     options: GenOptions,
+    module: ModuleTarget,
 ) -> Judgement:
     old = before.decode("utf-8", errors="replace") if before is not None else None
     new = after.decode("utf-8", errors="replace")
     timeout = session.settings.test_timeout
-    return judge_file(sandbox, path, old, new, covered, options.reruns, timeout)
+    return judge_file(sandbox, path, old, new, covered, options.reruns, timeout, module.mutants)
 
 
 def _restore(sandbox: Sandbox, path: str, now: bytes | None, wanted: bytes | None) -> None:
@@ -209,7 +231,7 @@ def feedback(judgements: list[Judgement], module: ModuleTarget, covered: Covered
     lines += [
         "",
         f"The test files now hold only the tests that were kept. In {module.path}, "
-        f"{left} still run under no test.",
+        f"{left} still run under no test.{survivors_text(module)}",
         "Write tests that fix the problems above or cover what is left, then call finish. "
         "If a test failed because the code is wrong, do not bend the test to the wrong "
         "output: add `POSSIBLE BUG: <test name>: <why>` to your finish summary.",

@@ -11,6 +11,11 @@ class GenOptions:
     """Only these source files or folders (repository-relative paths)."""
     coverage_goal: float | None = None
     """Stop once line coverage reaches this percentage."""
+    mutation_goal: float | None = None
+    """Stop once the target modules' mutation score reaches this percentage (with a
+    coverage goal too, once both are reached)."""
+    max_mutants: int = 200
+    """Mutants made per target module; 0: no mutation analysis (tests kept by coverage)."""
     reruns: int = 3
     """A kept test passes this many runs, each in a fresh pytest process."""
     changed_since: str | None = None

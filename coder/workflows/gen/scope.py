@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import git
 
 from coder.config import ConfigError
-from tools import Target, is_test_file, is_test_module
+from coder.workflows.gen.mutation import ModuleMutants
+from tools import Target, functions_at, is_test_file, is_test_module, module_name
 
 
 @dataclass
@@ -26,10 +27,51 @@ class ModuleTarget:
     functions: list[str] = field(default_factory=list)
     uncovered_lines: dict[str, list[int]] = field(default_factory=dict)
     uncovered_branches: int = 0
+    mutants: ModuleMutants | None = None
+    """Its mutants, and which ones no test kills yet (None: not analysed)."""
 
     @property
     def missing(self) -> int:
         return sum(len(lines) for lines in self.uncovered_lines.values())
+
+    def work(self) -> int:
+        """Uncovered lines and surviving mutants: what is left to test."""
+        return self.missing + (len(self.mutants.alive()) if self.mutants else 0)
+
+    def left(self, covered: set[tuple[str, int]]) -> ModuleTarget | None:
+        """This module with only what no test covers or kills yet (None: nothing)."""
+        alive = self.mutants.alive() if self.mutants else []
+        owners = (
+            functions_at(self.mutants.text, {m.statement_line for m in alive})
+            if self.mutants
+            else {}
+        )
+        holding = set(owners.values())
+        lines = {
+            name: [line for line in found if (self.path, line) not in covered]
+            for name, found in self.uncovered_lines.items()
+        }
+        functions = [name for name in self.functions if lines.get(name) or name in holding]
+        if not functions:
+            return None
+        kept = {name: lines.get(name, []) for name in functions}
+        return replace(self, functions=functions, uncovered_lines=kept, test_file_exists=True)
+
+    def survivors(self) -> list[dict[str, Any]]:
+        """The mutants no test kills yet, for the generator and the model."""
+        if self.mutants is None:
+            return []
+        owners = functions_at(self.mutants.text, {m.statement_line for m in self.mutants.alive()})
+        return [
+            {
+                "line": m.line,
+                "function": owners.get(m.statement_line, ""),
+                "operator": m.operator,
+                "original": m.original,
+                "replacement": m.replacement,
+            }
+            for m in self.mutants.alive()
+        ]
 
     def task_data(self) -> dict[str, Any]:
         """What the builtin generator reads from the task message's `_data`."""
@@ -40,6 +82,7 @@ class ModuleTarget:
                 "test_file": self.test_file,
                 "functions": list(self.functions),
                 "uncovered_lines": {name: list(ls) for name, ls in self.uncovered_lines.items()},
+                "survivors": self.survivors(),
             }
         }
 
@@ -62,6 +105,32 @@ def changed_modules(repo: Path, ref: str) -> list[str]:
     inside = [n for n in names if _under(n, prefix) and (top / n).is_file()]
     relative = [PurePosixPath(n).relative_to(prefix.as_posix()).as_posix() for n in inside]
     return sorted(p for p in relative if p.endswith(".py") and not is_test_file(p))
+
+
+def new_target(path: str, files: Mapping[str, bytes]) -> ModuleTarget:
+    """A target module with no function named yet (they are added by the caller)."""
+    module = module_name(path)
+    test_file, exists = test_file_for(path, module, files)
+    return ModuleTarget(path, module, test_file, exists)
+
+
+def changed_lines(repo: Path, ref: str, paths: list[str]) -> dict[str, set[int]]:
+    """The lines of each of `paths` (repository-relative) that differ from `ref`
+    (`git diff -U0 REF...`): added or changed lines, as the file now numbers them."""
+    git_repo = git.Repo(repo, search_parent_directories=True)
+    top = Path(git_repo.working_tree_dir or repo).resolve()
+    prefix = repo.resolve().relative_to(top).as_posix()
+    found: dict[str, set[int]] = {path: set() for path in paths}
+    for path in paths:
+        full = path if prefix in ("", ".") else f"{prefix}/{path}"
+        diff = git_repo.git.diff("-U0", f"{ref}...", "--", full)
+        for start, count in _HUNK.findall(diff):
+            first, size = int(start), int(count) if count else 1
+            found[path].update(range(first, first + size))
+    return found
+
+
+_HUNK = re.compile(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
 def group_targets(

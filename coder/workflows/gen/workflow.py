@@ -1,25 +1,37 @@
-"""`coder gen`: coverage baseline -> targets -> the agent writes tests per module -> keep
-the tests that pass the filters -> coverage after -> deliver, as `coder fix` does.
+"""`coder gen`: coverage and mutation baseline -> targets (uncovered lines, surviving
+mutants) -> the agent writes tests per module -> keep the tests that pass the filters
+and kill a mutant no other test kills -> coverage and mutation score after -> deliver,
+as `coder fix` does.
 
 Nothing reaches the user's tree unless the full suite, with every kept test, is green.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from coder.config import ConfigError, Settings
-from coder.delivery.handover import Delivery, Handover
 from coder.delivery.patching import Changes
-from coder.delivery.report import Coverage, GenReport, TestCounts
+from coder.delivery.report import Coverage, GenReport
 from coder.models import Model
 from coder.workflows.environment import check_environment
-from coder.workflows.gen.final import KeptTests, coverage_of, final_gate, goal_met, percentages
+from coder.workflows.gen.final import (
+    KeptTests,
+    Measured,
+    coverage_of,
+    final_gate,
+    goal_met,
+    measure_suite,
+    percentages,
+)
+from coder.workflows.gen.generation import Generation, deliver, gen_report
 from coder.workflows.gen.judge import Covered
 from coder.workflows.gen.module import ModuleOutcome, write_tests
 from coder.workflows.gen.options import GenOptions
-from coder.workflows.gen.scope import ModuleTarget, changed_modules, group_targets
+from coder.workflows.gen.scope import ModuleTarget, changed_lines, changed_modules, group_targets
+from coder.workflows.gen.strength import Strength, after_scores, analyse, describe, with_survivors
+from coder.workflows.gen.tests_index import TestIndex
 from coder.workflows.hints import cannot_run, could_not_run, unimportable_project
 from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox, SandboxGone, UnsafeChange
@@ -27,28 +39,13 @@ from tools import (
     COVERAGE_NOT_INSTALLED,
     CoverageRun,
     find_targets,
-    measure_coverage,
+    is_test_file,
     render_test_run,
     summary_line,
 )
+from tools.harness.coverage import is_selected
 
 SUITE_FAILING_HINT = "the test suite fails before any test is written; run `coder fix` first"
-
-
-@dataclass(frozen=True)
-class Generation:
-    """What a `coder gen` run found and did; the report is made from it."""
-
-    baseline: CoverageRun
-    status: str
-    error: str | None = None
-    before: Coverage | None = None
-    """Coverage at baseline (None: it could not be taken)."""
-    modules: list[ModuleTarget] = field(default_factory=list)
-    outcomes: list[ModuleOutcome] = field(default_factory=list)
-    not_reached: list[str] = field(default_factory=list)
-    """Target modules left unwritten because --time-budget ran out."""
-    kept: KeptTests | None = None
 
 
 def gen_repo(
@@ -65,8 +62,8 @@ def gen_repo(
             generation = _generation(session, sandbox, only, options)
         except (SandboxGone, UnsafeChange) as error:  # the run ends with its report
             return session.lost(GenReport, sandbox, error, Effort())
-    delivery = _deliver(session, options, generation)
-    report = _report(session, sandbox, options, generation, delivery)
+    delivery = deliver(session, options, generation)
+    report = gen_report(session, sandbox, options, generation, delivery)
     session.tracer.event("gen_end", status=report.status, tests_added=len(report.tests_added))
     session.save(report)
     return report
@@ -98,7 +95,7 @@ def _generation(
     if ready.stop:
         return Generation(CoverageRun(), "cannot_run", ready.stop)
     session.hooks.info("baseline: measuring coverage")
-    run = measure_coverage(sandbox, None, session.settings.test_timeout)
+    run, contexts = measure_suite(sandbox, session.settings.test_timeout)
     session.tracer.event("gen_baseline", line=run.line_pct, branch=run.branch_pct, error=run.error)
     files = session.files.hashes
     if run.error != COVERAGE_NOT_INSTALLED and could_not_run(run.tests, files):
@@ -110,26 +107,55 @@ def _generation(
         return Generation(run, "suite_failing", f"{hint}\n{render_test_run(run.tests)}")
     before = coverage_of(run)
     session.hooks.info(f"baseline: {summary_line(run.tests)}; {percentages(run)}")
-    if goal_met(run, options):
+    if options.mutation_goal is None and goal_met(run, options):
         return Generation(run, "goal_met", before=before)
-    modules = _targets(session, run, only, options)
+    modules, strength = _targets(session, sandbox, (run, contexts), only, options)
+    started = Generation(run, "running", before=before, modules=modules, strength=strength)
+    if goal_met(run, options, strength.score()):
+        return replace(started, status="goal_met", modules=[])
     if not modules:
-        return Generation(run, "nothing_to_cover", before=before)
-    return _generate(
-        session, sandbox, Generation(run, "running", before=before, modules=modules), options
-    )
+        return replace(started, status="nothing_to_cover")
+    return _generate(session, sandbox, started, options)
 
 
 def _targets(
-    session: Session, baseline: CoverageRun, only: list[str] | None, options: GenOptions
-) -> list[ModuleTarget]:
+    session: Session,
+    sandbox: Sandbox,
+    measured: Measured,
+    only: list[str] | None,
+    options: GenOptions,
+) -> tuple[list[ModuleTarget], Strength]:
+    """The modules to write tests for, with their mutants run against the suite."""
+    baseline, contexts = measured
     sources = {
         path: data.decode("utf-8", errors="replace")
         for path in baseline.files
         if (data := session.files.original(path)) is not None
     }
     targets = find_targets(baseline, sources, only) if only != [] else []
-    return group_targets(targets, session.files.kept, options.max_targets)
+    modules = group_targets(targets, session.files.kept, len(sources) + 1)
+    paths = _mutated_paths(baseline, sources, only, options.max_targets)
+    changed = None
+    if options.changed_since is not None:
+        changed = changed_lines(session.repo, options.changed_since, paths)
+    index = TestIndex.of(baseline, contexts)
+    strength = analyse(session, sandbox, index, paths, options, changed)
+    return with_survivors(modules, strength, session.files.kept, options.max_targets), strength
+
+
+def _mutated_paths(
+    run: CoverageRun, sources: dict[str, str], only: list[str] | None, limit: int
+) -> list[str]:
+    """The source files to make mutants of: the selected ones, least covered first."""
+    if only == []:
+        return []
+    paths = [
+        path
+        for path in run.files
+        if path in sources and not is_test_file(path)
+        if only is None or is_selected(path, only)
+    ]
+    return sorted(paths, key=lambda p: (-len(run.files[p].missing_lines), p))[:limit]
 
 
 def _generate(
@@ -141,9 +167,16 @@ def _generate(
     added = [nodeid for outcome in outcomes for nodeid in outcome.kept]
     before = started.before or Coverage()
     kept = final_gate(session, sandbox, held, added, before, options, now)
+    strength = started.strength
+    if kept.error is None and kept.tests and strength.modules:
+        session.hooks.info("after: running the surviving mutants against the new tests")
+        after_scores(sandbox, strength, kept.run, kept.contexts)
+        session.hooks.info(f"after: {describe(strength.score(after=True))}")
+    else:
+        strength.forget_new()
     return replace(
         started,
-        status=kept.status,
+        status=_status(kept, strength, options),
         error=kept.error,
         outcomes=outcomes,
         not_reached=not_reached,
@@ -151,27 +184,68 @@ def _generate(
     )
 
 
+def _status(kept: KeptTests, strength: Strength, options: GenOptions) -> str:
+    if kept.error is not None:
+        return kept.status
+    if goal_met(kept.run, options, strength.score(after=True)):
+        return "goal_met"
+    before, after = strength.score(), strength.score(after=True)
+    stronger = before is not None and after is not None and after.killed > before.killed
+    return "improved" if kept.tests and (kept.status == "improved" or stronger) else "no_gain"
+
+
 def _write_modules(
     session: Session, sandbox: Sandbox, started: Generation, held: Changes, options: GenOptions
-) -> tuple[list[ModuleOutcome], list[str], CoverageRun | None]:
+) -> tuple[list[ModuleOutcome], list[str], Measured | None]:
     """Tests for each module, until the goal is met (with the run that shows it) or the
-    time is spent (with the modules left); `held` gathers the kept files."""
+    time is spent (with the modules left); `held` gathers the kept files. With time
+    left in --time-budget, modules whose last pass kept tests and that still have work
+    left get another pass (at most MAX_PASSES in all)."""
     covered = Covered.of(started.baseline)
     outcomes: list[ModuleOutcome] = []
-    for number, module in enumerate(started.modules):
-        if number and _out_of_time(session, options):
-            left = [rest.path for rest in started.modules[number:]]
-            session.hooks.warn(f"--time-budget spent; {len(left)} module(s) left")
-            return outcomes, left, None
-        session.hooks.info(f"writing tests for {module.path} ({module.missing} uncovered lines)")
-        outcome = write_tests(session, sandbox, module, held, covered, options)
-        held.update(outcome.changes)
-        outcomes.append(outcome)
-        _say(session.hooks, outcome)
-        now = _goal_reached(session, sandbox, outcome, options)
-        if now is not None:
-            return outcomes, [], now
+    queue = list(started.modules)
+    for number in range(MAX_PASSES):
+        again: list[ModuleTarget] = []
+        for place, module in enumerate(queue):
+            if (number or place) and _out_of_time(session, options):
+                left = [rest.path for rest in queue[place:]] if not number else []
+                if left:
+                    session.hooks.warn(f"--time-budget spent; {len(left)} module(s) left")
+                return outcomes, left, None
+            outcome = _write_module(session, sandbox, module, held, covered, options)
+            outcomes.append(outcome)
+            stop, now = _goal_reached(session, sandbox, outcome, started.strength, options)
+            if stop:
+                return outcomes, [], now
+            rest = module.left(covered.lines) if outcome.kept else None
+            again += [rest] if rest is not None else []
+        if options.time_budget is None or not again:
+            break
+        queue = again
     return outcomes, [], None
+
+
+MAX_PASSES = 3
+"""Passes over the modules while --time-budget lasts and a pass still keeps tests."""
+
+
+def _write_module(
+    session: Session,
+    sandbox: Sandbox,
+    module: ModuleTarget,
+    held: Changes,
+    covered: Covered,
+    options: GenOptions,
+) -> ModuleOutcome:
+    alive = len(module.mutants.alive()) if module.mutants else 0
+    session.hooks.info(
+        f"writing tests for {module.path} ({module.missing} uncovered lines, "
+        f"{alive} surviving mutants)"
+    )
+    outcome = write_tests(session, sandbox, module, held, covered, options)
+    held.update(outcome.changes)
+    _say(session.hooks, outcome)
+    return outcome
 
 
 def _out_of_time(session: Session, options: GenOptions) -> bool:
@@ -179,16 +253,27 @@ def _out_of_time(session: Session, options: GenOptions) -> bool:
 
 
 def _goal_reached(
-    session: Session, sandbox: Sandbox, outcome: ModuleOutcome, options: GenOptions
-) -> CoverageRun | None:
-    """The coverage run that shows the goal met by the tests kept so far, if it is."""
-    if options.coverage_goal is None or not outcome.kept:
-        return None
-    now = measure_coverage(sandbox, None, session.settings.test_timeout)
-    if now.error is not None or not goal_met(now, options):
-        return None
-    session.hooks.info(f"coverage goal reached: {percentages(now)}")
-    return now
+    session: Session,
+    sandbox: Sandbox,
+    outcome: ModuleOutcome,
+    strength: Strength,
+    options: GenOptions,
+) -> tuple[bool, Measured | None]:
+    """Whether the tests kept so far meet the goals (the mutation score as the judge
+    counted it), and the coverage run that shows it, when one was needed."""
+    if (options.coverage_goal is None and options.mutation_goal is None) or not outcome.kept:
+        return False, None
+    mutation = strength.score(after=True)
+    if options.coverage_goal is None:
+        met = goal_met(CoverageRun(), options, mutation)
+        if met:
+            session.hooks.info(f"mutation goal reached: {describe(mutation)}")
+        return met, None
+    now = measure_suite(sandbox, session.settings.test_timeout)
+    if now[0].error is not None or not goal_met(now[0], options, mutation):
+        return False, None
+    session.hooks.info(f"goal reached: {percentages(now[0])}; {describe(mutation)}")
+    return True, now
 
 
 def _say(hooks: RunHooks, outcome: ModuleOutcome) -> None:
@@ -196,59 +281,4 @@ def _say(hooks: RunHooks, outcome: ModuleOutcome) -> None:
         hooks.warn(f"{outcome.module.path}: {outcome.error}")
     hooks.info(
         f"{outcome.module.path}: kept {len(outcome.kept)} test(s), rejected {len(outcome.rejected)}"
-    )
-
-
-def _deliver(session: Session, options: GenOptions, generation: Generation) -> Delivery:
-    kept = generation.kept
-    if kept is None or not kept.changes:
-        return Delivery()
-    before = generation.before
-    message = commit_message(kept.tests, before, kept.coverage or before)
-    return session.deliver(kept.changes, Handover(options.dry_run, options.branch, message))
-
-
-def _report(
-    session: Session,
-    sandbox: Sandbox,
-    options: GenOptions,
-    generation: Generation,
-    delivery: Delivery,
-) -> GenReport:
-    outcomes, kept = generation.outcomes, generation.kept
-    rejected = {nodeid: why for o in outcomes for nodeid, why in o.rejected.items()}
-    rejected.update(kept.dropped if kept else {})
-    return session.report(
-        GenReport,
-        sandbox,
-        sum((outcome.effort for outcome in outcomes), Effort()),
-        delivery,
-        status=generation.status,
-        error=generation.error,
-        before=TestCounts.from_test_data(generation.baseline.tests.model_dump()),
-        after=TestCounts.from_test_data(kept.run.tests.model_dump()) if kept else None,
-        coverage_before=generation.before,
-        coverage_after=(kept.coverage if kept else None) or generation.before,
-        goal=options.coverage_goal,
-        targets=[module.path for module in generation.modules],
-        tests_added=kept.tests if kept else [],
-        rejected=rejected,
-        possible_bugs=[bug for outcome in outcomes for bug in outcome.possible_bugs],
-        not_reached=generation.not_reached,
-    )
-
-
-def commit_message(added: list[str], before: Coverage | None, after: Coverage | None) -> str:
-    noun = "test" if len(added) == 1 else "tests"
-    lines = [f"coder: add {len(added)} {noun}", ""]
-    if before and after:
-        lines += [f"Coverage: {_before_after(before, after)}.", ""]
-    lines += ["Added:", *(f"- {nodeid}" for nodeid in added)]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _before_after(before: Coverage, after: Coverage) -> str:
-    return (
-        f"line {before.line:.1f}% -> {after.line:.1f}%, "
-        f"branch {before.branch:.1f}% -> {after.branch:.1f}%"
     )

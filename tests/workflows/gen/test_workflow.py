@@ -150,15 +150,22 @@ def test_only_tests_that_pass_every_filter_are_kept_and_the_rest_fed_back(
     feedback = model.requests[2][-1]["content"]  # the first request after the resume
     assert "test_clamp_above_high: failed: AssertionError" in feedback
     assert "test_clamp_inside: asserts nothing" in feedback
-    assert "test_add_again: runs no line or branch" in feedback
+    assert "test_add_again: it runs no new line or branch and it would notice no change" in feedback
     assert "test_add:" not in feedback and "test_clamp_below_low" not in feedback
-    assert model.requests[0][1]["_data"]["target"] == {
+    target = model.requests[0][1]["_data"]["target"]
+    survivors = target.pop("survivors")  # the mutants no test kills yet: every one, here
+    assert target == {
         "path": "calc.py",
         "module": "calc",
         "test_file": "tests/test_calc.py",
         "functions": ["add", "clamp", "is_even"],
         "uncovered_lines": {"add": [1, 2], "clamp": [5, 6, 7, 8, 9, 10], "is_even": [13, 14]},
     }
+    assert {s["function"] for s in survivors} == {"add", "clamp", "is_even"}
+    assert {"line": 2, "function": "add", "operator": "arithmetic"}.items() <= next(
+        s for s in survivors if s["original"] == "a + b"
+    ).items()
+    assert "go unnoticed by every test today" in model.requests[0][1]["content"]
 
     for _ in range(2):  # the kept tests pass again in fresh processes, in the user's tree
         assert _pytest(repo).returncode == 0

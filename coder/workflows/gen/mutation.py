@@ -1,0 +1,177 @@
+"""The mutation side of `coder gen`: which small injected bugs the suite notices.
+
+Mutants (tools.harness: `<` into `<=`, `and` into `or`, `return None`, a changed
+constant...) are made inside the functions and methods of each target module, at most
+`max_mutants` a module spread over its lines and operators (with --changed-since, on
+the changed lines only). Each runs, in forked copies of one pytest session, against the
+tests whose coverage context ran its line, until the first one fails; a mutant on a line
+no test runs survives without a run. The survivors are the behaviour no test checks:
+what the generator aims at, and what a new test must kill to earn its place
+(coder/workflows/gen/gate.py). Mutants the budget left unrun count in no score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from coder.delivery.report import MutationScore, Survivor
+from coder.workflows.gen.tests_index import TestIndex
+from sandbox import Sandbox
+from tools import Mutant, MutationResult, function_of, mutant_timeout, mutants_for, run_mutants
+
+MAX_SURVIVORS_SHOWN = 20
+"""Survivors listed per module in the report."""
+_OPERATOR_WEIGHT = {
+    "comparison": 0,
+    "boundary": 0,
+    "negate": 0,
+    "return_none": 1,
+    "boolean": 1,
+    "arithmetic": 2,
+    "constant": 3,
+    "remove_statement": 3,
+}
+
+
+@dataclass
+class ModuleMutants:
+    """One module's mutants and what the tests did to them."""
+
+    path: str
+    text: str
+    mutants: list[Mutant]
+    killed_before: dict[Mutant, str] = field(default_factory=dict)
+    """Killed by the existing suite -> by which test (or how)."""
+    killed_now: dict[Mutant, str] = field(default_factory=dict)
+    """Killed by a kept new test -> its node id."""
+    ran: set[Mutant] = field(default_factory=set)
+    """Decided at baseline (run, or on a line no test runs); the rest count nowhere."""
+    covered: set[Mutant] = field(default_factory=set)
+    """Some existing test runs its line."""
+    mutable: set[int] = field(default_factory=set)
+    """Lines holding some mutant inside a function, before any limit."""
+    test_time: float = 0.0
+    """What the suite's tests took: the base of a mutant's timeout."""
+
+    def alive(self) -> list[Mutant]:
+        """Decided, and no test kills it yet."""
+        gone = self.killed_before.keys() | self.killed_now.keys()
+        return [m for m in self.mutants if m in self.ran and m not in gone]
+
+    def score(self, after: bool) -> MutationScore:
+        killed = set(self.killed_before) | (set(self.killed_now) if after else set())
+        return MutationScore.of([(m.operator, m in killed) for m in self.mutants if m in self.ran])
+
+    def survivors(self, limit: int = MAX_SURVIVORS_SHOWN) -> list[Survivor]:
+        """The alive mutants that matter most: on lines some test runs first (a test runs
+        the code and still notices nothing), then comparisons and conditions."""
+        ranked = sorted(
+            self.alive(),
+            key=lambda m: (m not in self.covered, _OPERATOR_WEIGHT.get(m.operator, 4), m.line),
+        )
+        return [_survivor(m, m in self.covered) for m in ranked[:limit]]
+
+
+def module_mutants(
+    path: str, text: str, max_mutants: int, lines: Iterable[int] | None = None
+) -> ModuleMutants:
+    """The module's mutants inside functions (where a forked run can place them), on
+    `lines` when given, at most `max_mutants`, spread over lines and operators."""
+    inside = [m for m in mutants_for(text, path) if function_of(text, m) is not None]
+    mutable = {n for m in inside for n in range(m.statement_line, m.end_line + 1)}
+    if lines is not None:
+        wanted = set(lines)
+        inside = [m for m in inside if wanted & set(range(m.statement_line, m.end_line + 1))]
+    return ModuleMutants(path, text, _spread(inside, max_mutants), mutable=mutable)
+
+
+def _spread(mutants: list[Mutant], limit: int) -> list[Mutant]:
+    """At most `limit`, every line once before any line twice, in source order."""
+    if len(mutants) <= limit:
+        return mutants
+    by_line: dict[int, list[Mutant]] = {}
+    for mutant in mutants:
+        by_line.setdefault(mutant.statement_line, []).append(mutant)
+    chosen: list[Mutant] = []
+    depth = 0
+    while len(chosen) < limit:
+        row = [found[depth] for found in by_line.values() if depth < len(found)]
+        if not row:
+            break
+        chosen += row[: limit - len(chosen)]
+        depth += 1
+    return sorted(chosen, key=mutants.index)
+
+
+def baseline(
+    sandbox: Sandbox,
+    modules: list[ModuleMutants],
+    index: TestIndex,
+    budget_s: float,
+) -> None:
+    """Run every module's mutants against the existing tests that run their lines; what
+    each module's mutants did is recorded on it."""
+    every = [m for module in modules for m in module.mutants]
+    by_path = {module.path: module for module in modules}
+    for module in modules:
+        module.test_time = index.test_time
+    for mutant in every:
+        if index.tests_on(mutant.path, mutant.statement_line):
+            by_path[mutant.path].covered.add(mutant)
+    result = _run(sandbox, every, index, budget_s)
+    for outcome in result.outcomes:
+        if outcome.status == "invalid":
+            continue
+        module = by_path[outcome.mutant.path]
+        module.ran.add(outcome.mutant)
+        if outcome.killed:
+            module.killed_before[outcome.mutant] = outcome.killed_by or outcome.status
+
+
+def after(
+    sandbox: Sandbox, modules: list[ModuleMutants], index: TestIndex, budget_s: float
+) -> dict[str, MutationScore]:
+    """The scores with the final suite: each module's baseline survivors run again
+    against every test now running their lines (the new ones included)."""
+    survivors = [
+        m
+        for module in modules
+        for m in module.mutants
+        if m in module.ran
+        if m not in module.killed_before
+    ]
+    result = _run(sandbox, survivors, index, budget_s)
+    by_path = {module.path: module for module in modules}
+    for module in modules:
+        module.killed_now.clear()
+        module.covered = {m for m in module.mutants if index.tests_on(m.path, m.statement_line)}
+    for outcome in result.outcomes:
+        if outcome.killed:
+            by_path[outcome.mutant.path].killed_now[outcome.mutant] = outcome.killed_by or ""
+    return {module.path: module.score(after=True) for module in modules}
+
+
+def _run(
+    sandbox: Sandbox, mutants: list[Mutant], index: TestIndex, budget_s: float
+) -> MutationResult:
+    if not mutants:
+        return MutationResult()
+    return run_mutants(
+        sandbox,
+        mutants,
+        lambda m: index.tests_on(m.path, m.statement_line),
+        timeout_s=mutant_timeout(index.test_time),
+        budget_s=max(budget_s, 1.0),
+        fork=True,
+    )
+
+
+def _survivor(mutant: Mutant, covered: bool) -> Survivor:
+    return Survivor(
+        path=mutant.path,
+        line=mutant.line,
+        operator=mutant.operator,
+        change=mutant.describe().removeprefix(f"{mutant.path}:{mutant.line}: "),
+        covered=covered,
+    )

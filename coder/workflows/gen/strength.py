@@ -1,0 +1,140 @@
+"""Mutation analysis for one `coder gen` run: which modules get mutants, what the
+existing suite kills at baseline, the functions whose behaviour no test checks (targets
+even when fully covered), and the scores once the new tests are in.
+
+The mutants' runs share a budget: `--time-budget` x MUTATION_SHARE each (baseline, and
+the scores after), else DEFAULT_BUDGET_S; `--max-mutants 0` turns it all off (the judge
+then keeps tests by coverage, as before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from coder.delivery.report import Coverage, ModuleScores, MutationScore
+from coder.workflows.gen.mutation import ModuleMutants, after, baseline, module_mutants
+from coder.workflows.gen.options import GenOptions
+from coder.workflows.gen.scope import ModuleTarget, new_target
+from coder.workflows.gen.tests_index import TestIndex
+from coder.workflows.session import Session
+from sandbox import Sandbox
+from tools import CoverageRun, TestCoverage, functions_at
+
+DEFAULT_BUDGET_S = 60.0
+MUTATION_SHARE = 0.2
+MIN_BUDGET_S = 10.0
+
+
+@dataclass
+class Strength:
+    """Every analysed module's mutants, by path."""
+
+    modules: dict[str, ModuleMutants] = field(default_factory=dict)
+    budget_s: float = DEFAULT_BUDGET_S
+
+    def forget_new(self) -> None:
+        """No new test made it into the suite: the kills the judge counted are void."""
+        for module in self.modules.values():
+            module.killed_now.clear()
+
+    def score(self, after: bool = False) -> MutationScore | None:
+        """Over every analysed module (None: no mutant ran)."""
+        combined = MutationScore.combined(m.score(after) for m in self.modules.values())
+        return combined if combined.total else None
+
+    def scores(self, coverage_before: CoverageRun, final: CoverageRun | None) -> list[ModuleScores]:
+        return [
+            ModuleScores(
+                path=path,
+                coverage_before=_coverage(coverage_before, path),
+                coverage_after=_coverage(final, path) if final else None,
+                mutation_before=module.score(after=False),
+                mutation_after=module.score(after=True) if final else None,
+                untested=module.survivors(),
+            )
+            for path, module in self.modules.items()
+        ]
+
+
+def budget(options: GenOptions) -> float:
+    if options.time_budget is None:
+        return DEFAULT_BUDGET_S
+    return max(MIN_BUDGET_S, options.time_budget * MUTATION_SHARE)
+
+
+def analyse(
+    session: Session,
+    sandbox: Sandbox,
+    index: TestIndex,
+    paths: list[str],
+    options: GenOptions,
+    changed: dict[str, set[int]] | None,
+) -> Strength:
+    """Mutants of `paths` (on the `changed` lines only, when given), run against the
+    existing tests that run their lines."""
+    strength = Strength(budget_s=budget(options))
+    if options.max_mutants <= 0:
+        return strength
+    for path in paths:
+        data = session.files.original(path)
+        if data is None:
+            continue
+        lines = changed.get(path, set()) if changed is not None else None
+        module = module_mutants(path, data.decode("utf-8", "replace"), options.max_mutants, lines)
+        if module.mutants:
+            strength.modules[path] = module
+    if strength.modules:
+        count = sum(len(m.mutants) for m in strength.modules.values())
+        session.hooks.info(f"baseline: running {count} mutants against the tests that reach them")
+        baseline(sandbox, list(strength.modules.values()), index, strength.budget_s)
+        session.hooks.info(f"baseline: {describe(strength.score())}")
+    return strength
+
+
+def with_survivors(
+    targets: list[ModuleTarget], strength: Strength, files: Mapping[str, bytes], limit: int
+) -> list[ModuleTarget]:
+    """`targets` with each module's surviving mutants, and the functions that hold
+    them (also in modules no line of which is uncovered); modules with most to do first."""
+    by_path = {target.path: target for target in targets}
+    for path, module in strength.modules.items():
+        alive = module.alive()
+        if not alive:
+            continue
+        target = by_path.get(path)
+        if target is None:
+            target = by_path[path] = new_target(path, files)
+        target.mutants = module
+        owners = functions_at(module.text, {m.statement_line for m in alive})
+        for name in dict.fromkeys(
+            owners[m.statement_line] for m in alive if m.statement_line in owners
+        ):
+            if name not in target.uncovered_lines:
+                target.functions.append(name)
+                target.uncovered_lines[name] = []
+    ranked = sorted(by_path.values(), key=lambda t: (-t.work(), t.path))
+    return [t for t in ranked if t.functions][:limit]
+
+
+def describe(score: MutationScore | None) -> str:
+    if score is None or score.score is None:
+        return "no mutant ran"
+    return f"mutation score {score.score:.1f}% ({score.killed} of {score.total} mutants killed)"
+
+
+def _coverage(run: CoverageRun | None, path: str) -> Coverage | None:
+    file = run.files.get(path) if run is not None else None
+    if file is None:
+        return None
+    return Coverage(line=round(file.line_pct, 2), branch=round(file.branch_pct, 2))
+
+
+def after_scores(
+    sandbox: Sandbox, strength: Strength, run: CoverageRun, contexts: dict[str, TestCoverage]
+) -> None:
+    """The final suite's kills of the baseline survivors, recorded on each module."""
+    if strength.modules:
+        after(
+            sandbox, list(strength.modules.values()), TestIndex.of(run, contexts), strength.budget_s
+        )

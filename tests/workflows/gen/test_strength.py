@@ -1,0 +1,93 @@
+"""The pieces of gen's mutation analysis: which mutants a module gets, how scores add up,
+which lines a branch changed, and which tests run a line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coder.delivery.report import MutationScore
+from coder.workflows.gen.mutation import module_mutants
+from coder.workflows.gen.scope import changed_lines
+from coder.workflows.gen.tests_index import TestIndex
+from tests.helpers import git
+from tools import CoverageRun, TestCoverage, TestRun
+
+SOURCE = """\
+LIMIT = 10
+
+
+def small(n):
+    return n < LIMIT and n > 0
+
+
+def scale(x, factor=2):
+    if x > 100:
+        raise ValueError("too big")
+    return x * factor
+"""
+
+
+def test_mutants_are_made_inside_functions_only_and_spread_over_lines() -> None:
+    every = module_mutants("m.py", SOURCE, 1000)
+    assert every.mutants and all(m.line > 1 for m in every.mutants)  # not `LIMIT = 10`
+    assert {m.operator for m in every.mutants} >= {"comparison", "boolean", "remove_statement"}
+    assert every.mutable == {5, 9, 10, 11}
+    few = module_mutants("m.py", SOURCE, 4)
+    assert len(few.mutants) == 4
+    assert {m.statement_line for m in few.mutants} == {5, 9, 10, 11}  # one a line first
+    assert few.mutable == every.mutable
+
+
+def test_mutants_on_given_lines_keep_the_whole_module_mutable() -> None:
+    on_scale = module_mutants("m.py", SOURCE, 1000, lines={9, 10, 11})
+    assert {m.statement_line for m in on_scale.mutants} == {9, 10, 11}
+    assert 5 in on_scale.mutable
+
+
+def test_scores_count_per_operator_and_combine() -> None:
+    one = MutationScore.of([("boundary", True), ("boundary", False), ("constant", True)])
+    assert (one.killed, one.total, one.score) == (2, 3, 66.67)
+    assert one.by_operator["boundary"].killed == 1 and one.by_operator["boundary"].total == 2
+    two = MutationScore.of([("constant", False)])
+    both = MutationScore.combined([one, two])
+    assert (both.killed, both.total) == (2, 4) and both.by_operator["constant"].total == 2
+    assert MutationScore.of([]).score is None
+
+
+def test_changed_lines_are_the_lines_a_branch_added_or_changed(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "m.py").write_text(SOURCE)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    changed = SOURCE.replace("x * factor", "x * factor + 1").replace("LIMIT = 10\n", "")
+    (repo / "pkg" / "m.py").write_text(changed + "\n\ndef new():\n    return 1\n")
+    git(repo, "commit", "-q", "-am", "change")
+    assert changed_lines(repo, "main", ["pkg/m.py"]) == {"pkg/m.py": {10, 11, 12, 13, 14}}
+
+
+def test_the_index_names_the_passing_tests_that_ran_a_line() -> None:
+    run = CoverageRun(
+        tests=TestRun(
+            outcomes={
+                "tests/test_m.py::test_small[1]": "passed",
+                "tests/test_m.py::test_small[2]": "passed",
+                "tests/test_m.py::TestScale::test_big": "passed",
+                "tests/test_m.py::test_skipped": "skipped",
+            }
+        )
+    )
+    contexts = {
+        "tests.test_m.test_small": TestCoverage(lines={("m.py", 5)}),
+        "tests.test_m.TestScale.test_big": TestCoverage(lines={("m.py", 5), ("m.py", 10)}),
+        "tests.test_m.test_skipped": TestCoverage(lines={("m.py", 11)}),
+    }
+    index = TestIndex.of(run, contexts)
+    assert index.tests_on("m.py", 5) == [
+        "tests/test_m.py::test_small",
+        "tests/test_m.py::TestScale::test_big",
+    ]
+    assert index.tests_on("m.py", 10) == ["tests/test_m.py::TestScale::test_big"]
+    assert index.tests_on("m.py", 11) == []

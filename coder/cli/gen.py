@@ -54,7 +54,11 @@ Reruns = Annotated[
 ]
 ChangedSince = Annotated[
     str | None,
-    typer.Option("--changed-since", metavar="REF", help="Only modules changed since this git ref."),
+    typer.Option(
+        "--changed-since",
+        metavar="REF",
+        help="Only modules changed since this git ref, with mutants on the changed lines only.",
+    ),
 ]
 MaxTargets = Annotated[
     int,
@@ -81,7 +85,7 @@ def gen(
     target: Target = None,
     coverage_goal: CoverageGoal = None,
     mutation_goal: MutationGoal = None,
-    max_mutants: MaxMutants = 200,
+    max_mutants: MaxMutants = 300,
     reruns: Reruns = 3,
     changed_since: ChangedSince = None,
     max_targets: MaxTargets = 10,

@@ -14,7 +14,7 @@ class GenOptions:
     mutation_goal: float | None = None
     """Stop once the target modules' mutation score reaches this percentage (with a
     coverage goal too, once both are reached)."""
-    max_mutants: int = 200
+    max_mutants: int = 300
     """Mutants made per target module; 0: no mutation analysis (tests kept by coverage)."""
     reruns: int = 3
     """A kept test passes this many runs, each in a fresh pytest process."""

@@ -8,15 +8,12 @@ from __future__ import annotations
 import ast
 import re
 
-from coder.builtin.gen.calls import (
-    OPERATOR_FORMS,
-    STATEMENT_FORMS,
-    Call,
-    Param,
-    doctest_calls,
-    params_of,
-    plan_calls,
-)
+from coder.builtin.gen.calls import Call, plan_calls
+from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.doctests import doctest_probes
+from coder.builtin.gen.examples import doctest_calls
+from coder.builtin.gen.operators import OPERATOR_FORMS, STATEMENT_FORMS
+from coder.builtin.gen.params import Param, params_of
 from coder.builtin.gen.types import Function, Probe, Target, is_dunder, is_generator, wrapped
 from coder.builtin.gen.values import snake_case
 
@@ -42,9 +39,7 @@ def with_inherited(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> ast.C
     return ast.copy_location(merged, cls)
 
 
-def method_target(
-    name: str, cls: ast.ClassDef | None, method: str, constants: dict[str, object]
-) -> Target:
+def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: ModuleFacts) -> Target:
     target = Target(name, owner=cls.name if cls else "")
     nodes = {m.name: m for m in methods(cls)} if cls else {}
     node = nodes.get(method)
@@ -55,8 +50,10 @@ def method_target(
     if is_dunder(method) and method != "__init__" and not spelled:
         target.skip = "a special method called by syntax the builtin generator does not write"
         return target
+    constants = facts.constants
     ctor = _constructor(cls, constants)
-    if ctor is None:
+    scenarios = doctest_probes(node, method, facts.names) if node is not None else []
+    if ctor is None and not scenarios:
         target.skip = f"no input could be derived for {cls.name}()"
         return target
     target.var = snake_case(cls.name)
@@ -64,10 +61,11 @@ def method_target(
     target.span = (node or cls).lineno, (node or cls).end_lineno or cls.lineno
     if method == "__init__":
         target.init = True
-        target.probes = [Probe(c) for c in plan_calls(cls.name, ctor)]
+        target.probes = [Probe(c) for c in plan_calls(cls.name, ctor or [])]
         return target
     assert node is not None
-    target.probes = _method_probes(cls, node, target.var, ctor, constants)
+    planned = _method_probes(cls, node, target.var, ctor, constants) if ctor is not None else []
+    target.probes = [*planned[:1], *scenarios, *planned[1:]]
     if not target.probes:
         target.skip = "no input could be derived for its parameters"
     return target

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from coder.builtin.engine import BuiltinModel
-from coder.builtin.gen.policy import GenPolicy, GenTarget
+from coder.builtin.gen.goal import GenTarget
+from coder.builtin.gen.policy import GenPolicy
 from coder.models.base import PRIVATE_DATA, Message, Reply, ToolSchema
 
 

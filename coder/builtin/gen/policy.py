@@ -18,7 +18,8 @@ from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
-from coder.builtin.gen.mutants import MutantPool, Survivor
+from coder.builtin.gen.goal import GenTarget
+from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
 from coder.builtin.gen.render import Rendered, asserted, render_bug_test, render_test
 from coder.builtin.gen.select import Aim, apart_from, choose, notices, possible_bugs
@@ -30,41 +31,6 @@ from tools import TestRun, is_test_file
 
 MAX_TEST_ROUNDS = 2
 """run_tests rounds: the first run, and one more after failing tests are dropped."""
-
-
-@dataclass(frozen=True)
-class GenTarget:
-    """The module to write tests for, as the gen workflow describes it."""
-
-    path: str
-    module: str
-    test_file: str
-    functions: list[str] = field(default_factory=list)
-    uncovered_lines: dict[str, list[int]] = field(default_factory=dict)
-    survivors: list[Survivor] | None = None
-    """Mutants no test kills yet, when the workflow says (None: it did not)."""
-
-    @classmethod
-    def from_data(cls, data: Any) -> GenTarget | None:
-        if not isinstance(data, dict) or not data.get("path") or not data.get("module"):
-            return None
-        test_file = data.get("test_file") or f"tests/test_{data['module'].split('.')[-1]}.py"
-        survivors = data.get("survivors")
-        return cls(
-            str(data["path"]),
-            str(data["module"]),
-            str(test_file),
-            [str(name) for name in data.get("functions") or []],
-            {str(k): [int(n) for n in v] for k, v in (data.get("uncovered_lines") or {}).items()},
-            None if not isinstance(survivors, list) else _survivors(survivors),
-        )
-
-    @property
-    def root(self) -> str:
-        """The folder the module is imported from ("." or e.g. "src")."""
-        depth = self.module.count(".") + 1 + self.path.endswith("__init__.py")
-        parts = self.path.split("/")[:-depth]
-        return "/".join(parts) or "."
 
 
 @dataclass
@@ -236,11 +202,6 @@ class GenPolicy:
             return False
         self.written = bool(tests)
         return True
-
-
-def _survivors(data: list[Any]) -> list[Survivor]:
-    found = [Survivor.from_data(item) for item in data]
-    return [survivor for survivor in found if survivor is not None]
 
 
 def _bug_test(

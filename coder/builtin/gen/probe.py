@@ -97,13 +97,14 @@ def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
     setup = []
     for position, call in enumerate(probe.setup):
         statement = call.source()
-        setup.append(f"{target.var} = {statement}" if position == 0 else statement)
+        bound = position == 0 and not probe.verbatim
+        setup.append(f"{target.var} = {statement}" if bound else statement)
     return {
         "id": number,
         "setup": setup,
         "expr": probe.call.source(),
-        "bind": target.var if target.init else None,
-        "observe": target.observers if target.var else [],
+        "bind": target.var if target.init and not probe.verbatim else None,
+        "observe": target.observers if target.var and not probe.verbatim else [],
         "freeze": target.freeze.spec() if target.freeze else None,
     }
 

@@ -21,9 +21,11 @@ lines first.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 from coder.builtin.gen.calls import Call
+from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Target
 from coder.builtin.gen.values import double_quoted, snake_case
@@ -60,14 +62,32 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
     body = [*(freeze.lines() if freeze else []), *body]
     used = "\n".join(body)
     fixtures = ", ".join(f for f in ("monkeypatch", "capsys") if f"{f}." in used)
-    source = f"def {name}({fixtures}):\n" + "".join(f"{_INDENT}{line}\n" for line in body)
-    names = {_root(c) for c in (*result.probe.setup, result.probe.call) if c.qualified}
+    source = f"def {name}({fixtures}):\n" + "".join(f"{line}\n" for line in _indented(body))
+    calls = (*result.probe.setup, result.probe.call)
+    names = {_root(c) for c in calls if c.qualified} | {n for c in calls for n in c.uses}
     if result.kind == "raise" and result.expect_from:
         names.add(result.expect)
     if result.eval_ok and result.kind == "return":
         names.add(result.type)
     modules = {"random"} if freeze and freeze.seed else set()
     return Rendered(name, source, names, "pytest." in source, modules)
+
+
+def _indented(body: list[str]) -> list[str]:
+    """The body's statements as the function's lines: long ones split, a definition set
+    apart by blank lines (as ruff format does)."""
+    lines: list[str] = []
+    for number, text in enumerate(body):
+        if "\n" not in text:
+            lines += laid_out(text, _INDENT)
+            continue
+        definition = text.startswith(("def ", "class ", "@", "async def "))
+        if definition and lines and lines[-1]:
+            lines.append("")
+        lines += [f"{_INDENT}{line}" if line else "" for line in text.splitlines()]
+        if definition and number < len(body) - 1:
+            lines.append("")
+    return lines
 
 
 def render_bug_test(
@@ -126,7 +146,7 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
     if result.kind == "raise":
         expect = f"{prefix}{result.expect}" if result.expect_from else result.expect
         return [*setup, f"with pytest.raises({expect}):", f"{_INDENT}{call}"]
-    if target.init:
+    if target.init and not result.probe.verbatim:
         observed = _observed(result.after, [])
         return [f"{target.var} = {call}", *observed] if observed else None
     expected = expected_check(result, prefix)
@@ -145,21 +165,22 @@ def asserted(target: Target, result: Result, prefix: str) -> str:
     exception's type, "v" the value, "o" the printed text, "a" the state afterwards."""
     if result.kind == "raise":
         return "t"
-    if target.init:
+    if target.init and not result.probe.verbatim:
         return "a"
     nothing = result.repr == "None" and bool(target.var or target.procedure)
     if expected_check(result, prefix) is not None and not nothing:
         return "v"
     if result.repr == "None" and result.stdout and len(result.stdout) <= MAX_PRINTED:
         return "o"
-    return "a" if target.var else ""
+    return "a" if target.var and not result.probe.verbatim else ""
 
 
 def _setup(target: Target, result: Result, prefix: str) -> list[str]:
     lines = []
     for position, call in enumerate(result.probe.setup):
         source = call.source(prefix)
-        lines.append(f"{target.var} = {source}" if position == 0 else source)
+        bound = position == 0 and not result.probe.verbatim
+        lines.append(f"{target.var} = {source}" if bound else source)
     return lines
 
 
@@ -185,10 +206,23 @@ def _whole(text: str) -> bool:
 
 
 def _assert(call: str, expected: str) -> list[str]:
+    call = operand(call)
     line = f"assert {call} {expected}"
     if len(line) + len(_INDENT) <= 100:
         return [line]
     return [f"result = {call}", f"assert result {expected}"]
+
+
+def operand(source: str) -> str:
+    """`source` parenthesized where a comparison after it would chain or bind into it
+    (`a is b` -> `(a is b)`, as in `assert (a is b) is False`)."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return source
+    loose = ast.Compare | ast.BoolOp | ast.IfExp | ast.Lambda | ast.NamedExpr | ast.Yield
+    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    return f"({source})" if isinstance(node, loose) or negated else source
 
 
 def _observed(after: list[list[object]], before: list[list[object]]) -> list[str]:
@@ -213,14 +247,18 @@ def _name(target: Target, result: Result) -> str:
     if target.owner:
         subject = target.var if target.init else f"{target.var}_{subject}"
     base = f"test_{snake_case(subject)}" + ("_created" if target.init else "")
-    after = [_SET_UP_WORDS.get(m, m) for c in result.probe.setup[1:] for m in [_method(c)]]
+    setup = result.probe.setup[1:] if not result.probe.verbatim else ()
+    after = [_SET_UP_WORDS.get(m, m) for c in setup for m in [_method(c)]]
     situation = "_".join(["after", *after]) if after else ""
-    label = snake_case(call.label)
+    documented = call.origin == "doctest" and not call.label
+    label = snake_case(call.label) or ("as_documented" * documented)
     if result.kind == "raise":
-        what = f"for_{label}" if label else snake_case(result.expect)
+        what = f"for_{label}" if label and not documented else snake_case(result.expect)
         return _join(base, "raises", what, situation)
     if result.repr in ("True", "False") and not target.var:
         return _join(base, result.repr.lower(), f"for_{label}" if label else "")
+    if documented:
+        return _join(base, situation, label)
     return _join(base, situation, f"with_{label}" if label else _pinned(target))
 
 

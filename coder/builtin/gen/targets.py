@@ -13,10 +13,13 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from coder.builtin.gen.calls import doctest_calls, params_of, plan_calls, site_calls
+from coder.builtin.gen.calls import plan_calls
 from coder.builtin.gen.classes import method_target, methods, with_inherited
-from coder.builtin.gen.constants import module_constants
+from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.doctests import doctest_probes
+from coder.builtin.gen.examples import doctest_calls, site_calls
 from coder.builtin.gen.freeze import freeze_for, volatile_sources
+from coder.builtin.gen.params import params_of
 from coder.builtin.gen.types import (
     Function,
     Probe,
@@ -28,7 +31,7 @@ from coder.builtin.gen.types import (
 )
 from coder.builtin.gen.values import describe
 
-MAX_TARGETS = 15
+MAX_TARGETS = 25
 MAX_SITES = 3
 """Calls taken from the existing tests per function."""
 
@@ -37,20 +40,20 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     """A Target per name (all public functions and methods when `names` is empty) of
     the module `module` whose source is `source`."""
     tree = ast.parse(source)
-    constants = module_constants(tree)
+    facts = ModuleFacts.of(tree)
     volatile = volatile_sources(tree, module)
     functions = {n.name: n for n in tree.body if isinstance(n, Function)}
     own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     classes = {name: with_inherited(node, own) for name, node in own.items()}
     targets, probed = [], 0
-    # Public names first: the 15 probed go to the API, whose calls reach the helpers too.
+    # Public names first: the targets probed go to the API, whose calls reach the helpers too.
     ordered = sorted(names or _public(functions, own), key=_priority)
     for name in ordered:
         owner, _, method = name.rpartition(".")
         if owner:
-            target = method_target(name, classes.get(owner), method, constants)
+            target = method_target(name, classes.get(owner), method, facts)
         else:
-            target = _function_target(name, functions.get(name), constants)
+            target = _function_target(name, functions.get(name), facts)
         if not target.skip:
             probed += 1
             if probed > MAX_TARGETS:
@@ -96,23 +99,25 @@ def _public(functions: dict[str, Function], classes: dict[str, ast.ClassDef]) ->
     found = [name for name in functions if not name.startswith("_")]
     for name, node in classes.items():
         found += [f"{name}.{m.name}" for m in methods(node) if not m.name.startswith("_")]
-    return found
+    return list(dict.fromkeys(found))  # an @overload'ed method is one target
 
 
-def _function_target(name: str, node: Function | None, constants: dict[str, object]) -> Target:
+def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Target:
     target = Target(name)
     if node is None:
         target.skip = "not a plain function of this module"
         return target
     target.span = (node.lineno, node.end_lineno or node.lineno)
     target.procedure = is_procedure(node)
-    params = params_of(node, False, constants)
+    params = params_of(node, False, facts.constants)
     target.params = [param.name for param in params]
     target.defaults = {p.name: p.default for p in params if p.default is not None}
-    calls = doctest_calls(node, name, name, target.params)
-    calls += plan_calls(name, params)
     wrap = "list" if is_generator(node) else ""
-    target.probes = [Probe(wrapped(call, wrap)) for call in calls]
+    documented = [
+        Probe(wrapped(call, wrap)) for call in doctest_calls(node, name, name, target.params)
+    ]
+    planned = [Probe(wrapped(call, wrap)) for call in plan_calls(name, params)]
+    target.probes = [*documented, *doctest_probes(node, name, facts.names), *planned]
     if not target.probes:
         target.skip = "no input could be derived for its parameters"
     return target

@@ -19,6 +19,9 @@ class Probe:
     call: Call
     setup: tuple[Call, ...] = ()
     """For a method: the constructor (bound to the target's variable), then any filler."""
+    verbatim: bool = False
+    """The setup is statements as written (a doctest's earlier lines), and the call is
+    checked as a plain expression (no instance of the target's to observe)."""
 
 
 @dataclass

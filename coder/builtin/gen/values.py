@@ -228,3 +228,10 @@ def _count(size: int) -> str:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def literal_source(node: ast.expr) -> str:
+    """A literal argument as a test would spell it: "double" quotes, no u prefix."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return double_quoted(repr(node.value))
+    return double_quoted(ast.unparse(node))

@@ -167,13 +167,13 @@ def _target_lines(summary: str) -> list[str]:
 
 
 def test_public_functions_are_probed_before_private_helpers(tmp_path: Path) -> None:
-    source = "".join(f"def _helper{n}(x: int) -> int:\n    return x\n\n\n" for n in range(20))
+    source = "".join(f"def _helper{n}(x: int) -> int:\n    return x\n\n\n" for n in range(30))
     source += "def api(x: int) -> int:\n    return _helper0(x)\n"
-    names = [f"_helper{n}" for n in range(20)] + ["api"]
+    names = [f"_helper{n}" for n in range(30)] + ["api"]
     generated = generate(tmp_path, {"m.py": source}, "m", names)
     lines = _target_lines(generated.summary)
     assert lines[0] == "- api: test_api_with_x_3"
-    assert "- _helper19: skipped (over the 15 targets probed per module)" in lines
+    assert "- _helper29: skipped (over the 25 targets probed per module)" in lines
     # api's test already notices any change to _helper0: it gets no test of its own.
     assert "- _helper0: skipped (the other tests notice all it does)" in lines
 

@@ -58,10 +58,11 @@ def test_a_survivor_on_a_boundary_gets_the_value_on_it(tmp_path: Path) -> None:
     assert run_pytest_in(generated.repo).returncode == 0
 
 
-def test_without_survivors_left_nothing_is_written(tmp_path: Path) -> None:
-    generated = generate_for(tmp_path, {"grade.py": GRADE}, "grade", survivors=[])
-    assert generated.text == ""
-    assert "- grade: skipped (the other tests notice all it does)" in generated.summary
+def test_a_function_with_no_survivor_left_gets_no_test(tmp_path: Path) -> None:
+    source = GRADE + '\n\ndef shout(text: str) -> str:\n    return text.upper() + "!"\n'
+    generated = generate_for(tmp_path, {"grade.py": source}, "grade", survivors=[BOUNDARY])
+    assert "shout(" not in generated.text
+    assert "- shout: skipped (the other tests notice all it does)" in generated.summary
 
 
 def test_survivors_are_matched_to_the_modules_mutants() -> None:

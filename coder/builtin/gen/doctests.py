@@ -1,0 +1,203 @@
+"""Doctest examples with the earlier lines they need, as probes written out verbatim.
+
+    >>> iseven = lambda x: x % 2 == 0
+    >>> d = {1: 2, 2: 3, 3: 4, 4: 5}
+    >>> valfilter(iseven, d)
+    {1: 2, 3: 4}
+
+becomes a probe of `valfilter(iseven, d)` set up by the two lines before it, and its test
+reads like the docstring. An example that shows something (`print(oset)` is read as
+`str(oset)`) is a check; the examples before it that bind names (assignments, imports,
+definitions) or may change what those names hold (method calls) set it up, and the ones
+that only show something are left out. A check whose names are neither set up, nor the
+module's, nor builtins is dropped (it needs something the docstring does not show), and
+so is one that imports anything but the standard library. Examples that call the
+function with literal arguments alone stay ordinary calls (calls.doctest_calls).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import doctest
+import sys
+from dataclasses import replace
+
+from coder.builtin.gen.calls import Call
+from coder.builtin.gen.examples import literal_call
+from coder.builtin.gen.types import Probe
+from coder.builtin.gen.values import double_quoted
+
+MAX_SCENARIOS = 5
+"""Doctest checks probed per function."""
+_DISPLAYS = {"print", "repr", "str", "len", "list", "sorted", "type", "isinstance"}
+_LOOSE = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.SKIP
+"""Options under which the expected output is not the exact repr to compare with."""
+
+
+def doctest_probes(node: ast.AST, name: str, module_names: set[str]) -> list[Probe]:
+    """Probes for the checks in `node`'s docstring that need earlier lines or names
+    (those with literal arguments alone are left to calls.doctest_calls)."""
+    text = ast.get_docstring(node) if isinstance(node, _DOCUMENTED) else None
+    try:
+        examples = doctest.DocTestParser().get_examples(text or "")
+    except ValueError:
+        return []
+    earlier: list[ast.stmt] = []
+    found: list[Probe] = []
+    for example in examples:
+        tree = _parse(example.source)
+        if tree is None:
+            continue
+        check = _check(tree, example)
+        if check is not None and len(found) < MAX_SCENARIOS:
+            probe = _scenario(check, earlier, example, name, module_names)
+            if probe is not None:
+                found.append(probe)
+        earlier += [stmt for stmt in tree.body if _sets_up(stmt)]
+    return found
+
+
+_DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def _check(tree: ast.Module, example: doctest.Example) -> ast.expr | None:
+    """The expression an example shows the value of (`print(x)` shows `str(x)`)."""
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    if not example.want.strip() and example.exc_msg is None:
+        return None
+    value = tree.body[0].value
+    printed = isinstance(value, ast.Call) and _called(value) == "print"
+    if printed and isinstance(value, ast.Call):
+        if len(value.args) != 1 or value.keywords:
+            return None
+        return ast.Call(ast.Name("str", ast.Load()), value.args, [])
+    return value
+
+
+def _scenario(
+    check: ast.expr,
+    earlier: list[ast.stmt],
+    example: doctest.Example,
+    name: str,
+    module_names: set[str],
+) -> Probe | None:
+    setup = _needed(earlier, check)
+    if not setup and literal_call(check, name, [], "doctest") is not None:
+        return None  # an ordinary call: calls.doctest_calls has it
+    statements = [*setup, ast.Expr(check)]
+    if not name.startswith("__") and not any(_mentions(stmt, name) for stmt in statements):
+        return None  # shows something else (special methods have a syntax of their own)
+    free = _free_names(statements)
+    known = module_names | set(dir(builtins))
+    if free - known or not all(_stdlib_import(stmt) for stmt in setup):
+        return None
+    uses = tuple(sorted(free & module_names))
+    lines = tuple(_verbatim(double_quoted(ast.unparse(stmt)), uses) for stmt in setup)
+    call = _verbatim(double_quoted(ast.unparse(check)), uses)
+    return Probe(replace(call, expected=_expected(example, check)), lines, verbatim=True)
+
+
+def _verbatim(source: str, uses: tuple[str, ...]) -> Call:
+    return Call(source, origin="doctest", qualified=False, attribute=True, uses=uses)
+
+
+def _expected(example: doctest.Example, check: ast.expr) -> str | None:
+    """What the docstring says the check gives (None when it says it loosely)."""
+    if any(example.options.get(flag) for flag in _flags(_LOOSE)):
+        return None
+    if example.exc_msg is not None:
+        return "raise " + example.want.strip().splitlines()[-1] if example.want else None
+    want = example.want.rstrip("\n")
+    printed = isinstance(check, ast.Call) and _called(check) == "str"
+    return repr(want) if printed else want.strip()
+
+
+def _flags(mask: int) -> list[int]:
+    return [flag for flag in doctest.OPTIONFLAGS_BY_NAME.values() if flag & mask]
+
+
+def _needed(earlier: list[ast.stmt], check: ast.expr) -> list[ast.stmt]:
+    """The earlier statements the check depends on: each binds or changes a name that the
+    check or a later needed statement uses (walked backwards)."""
+    wanted = _loaded(check)
+    kept: list[ast.stmt] = []
+    for stmt in reversed(earlier):
+        if _bound(stmt) & wanted or (_changed(stmt) & wanted):
+            kept.append(stmt)
+            wanted |= _loaded(stmt)
+    return kept[::-1]
+
+
+def _sets_up(stmt: ast.stmt) -> bool:
+    """A statement that binds names or may change what one holds (not a display)."""
+    if isinstance(stmt, ast.Expr):
+        value = stmt.value
+        return (
+            isinstance(value, ast.Call) and _called(value) not in _DISPLAYS and bool(_changed(stmt))
+        )
+    return not isinstance(stmt, ast.Assert | ast.Pass)
+
+
+def _changed(stmt: ast.stmt) -> set[str]:
+    """Names whose object a method call in `stmt` may change (`oset.add(3)` -> oset)."""
+    return {
+        node.func.value.id
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        if isinstance(node.func.value, ast.Name)
+    }
+
+
+def _bound(stmt: ast.stmt) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.alias):
+            found.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            found.add(node.name)
+    return found
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _free_names(statements: list[ast.stmt]) -> set[str]:
+    """Names the statements read that none of them binds (lambda and comprehension
+    variables count as bound)."""
+    bound: set[str] = set()
+    for stmt in statements:
+        bound |= _bound(stmt)
+        bound |= {a.arg for a in ast.walk(stmt) if isinstance(a, ast.arg)}
+    return set().union(*(_loaded(stmt) for stmt in statements)) - bound
+
+
+def _mentions(stmt: ast.stmt, name: str) -> bool:
+    return any(
+        (isinstance(node, ast.Name) and node.id == name)
+        or (isinstance(node, ast.Attribute) and node.attr == name)
+        for node in ast.walk(stmt)
+    )
+
+
+def _stdlib_import(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import):
+        return all(a.name.split(".")[0] in sys.stdlib_module_names for a in stmt.names)
+    if isinstance(stmt, ast.ImportFrom):
+        return stmt.level == 0 and (stmt.module or "").split(".")[0] in sys.stdlib_module_names
+    return True
+
+
+def _called(node: ast.Call) -> str:
+    return node.func.id if isinstance(node.func, ast.Name) else ""

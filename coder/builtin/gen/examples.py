@@ -1,0 +1,76 @@
+"""Calls of a function with literal arguments found where people call it: its doctest
+examples and the lines of the existing tests."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+from dataclasses import replace
+
+from coder.builtin.gen.calls import Call
+from coder.builtin.gen.values import describe, literal_source
+from coder.builtin.literals import is_parsed, node_value
+
+MAX_DOCTESTS = 4
+
+
+def doctest_calls(node: ast.FunctionDef, name: str, callee: str, params: list[str]) -> list[Call]:
+    """Calls of `name` with literal arguments in the docstring's examples."""
+    text = ast.get_docstring(node) or ""
+    try:
+        examples = doctest.DocTestParser().get_examples(text)
+    except ValueError:
+        return []
+    found: list[Call] = []
+    for example in examples:
+        call = _example_call(example.source.strip(), name, params)
+        if call is not None and len(found) < MAX_DOCTESTS:
+            expected = example.want.strip()
+            if example.exc_msg is not None:
+                expected = "raise " + expected.splitlines()[-1]
+            found.append(replace(call, callee=callee, expected=expected, example=example.source))
+    return found
+
+
+def _example_call(source: str, name: str, params: list[str]) -> Call | None:
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return None
+    return literal_call(node, name, params, "doctest")
+
+
+def site_calls(lines: list[str], name: str, params: list[str]) -> list[Call]:
+    """Calls of `name` with literal arguments on lines of the existing tests."""
+    found: dict[str, Call] = {}
+    for line in lines:
+        try:
+            tree = ast.parse(line.strip())
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            call = literal_call(node, name, params, "test")
+            if call is not None:
+                found.setdefault(call.source(), call)
+    return list(found.values())
+
+
+def literal_call(node: ast.AST, name: str, params: list[str], origin: str) -> Call | None:
+    """`node` as a Call of `name`, if it is one whose arguments are all literals."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    if node.func.id != name or not _all_literal(node):
+        return None
+    args = tuple(literal_source(arg) for arg in node.args)
+    kwargs = tuple((str(k.arg), literal_source(k.value)) for k in node.keywords)
+    label = ""
+    if len(node.args) <= len(params):  # *args have no name to say what they are
+        labels = [describe(ast.unparse(arg), params[n]) for n, arg in enumerate(node.args[:2])]
+        labels += [describe(source, key) for key, source in kwargs[: 2 - len(labels)]]
+        label = "_and_".join(labels)
+    return Call(name, args, kwargs, label or ("" if origin == "doctest" else "example"), origin)
+
+
+def _all_literal(node: ast.Call) -> bool:
+    values = [*node.args, *(k.value for k in node.keywords)]
+    return all(k.arg for k in node.keywords) and all(is_parsed(node_value(v)) for v in values)

@@ -1,0 +1,49 @@
+"""The module to write tests for, as the gen workflow describes it on the task message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coder.builtin.gen.mutants import Survivor
+
+
+@dataclass(frozen=True)
+class GenTarget:
+    """The module to write tests for, as the gen workflow describes it."""
+
+    path: str
+    module: str
+    test_file: str
+    functions: list[str] = field(default_factory=list)
+    uncovered_lines: dict[str, list[int]] = field(default_factory=dict)
+    survivors: list[Survivor] | None = None
+    """Mutants no test kills yet, when the workflow names some (None: it did not; an
+    empty list says as little, as a module it did not analyse gets one too)."""
+
+    @classmethod
+    def from_data(cls, data: Any) -> GenTarget | None:
+        if not isinstance(data, dict) or not data.get("path") or not data.get("module"):
+            return None
+        test_file = data.get("test_file") or f"tests/test_{data['module'].split('.')[-1]}.py"
+        survivors = data.get("survivors")
+        return cls(
+            str(data["path"]),
+            str(data["module"]),
+            str(test_file),
+            [str(name) for name in data.get("functions") or []],
+            {str(k): [int(n) for n in v] for k, v in (data.get("uncovered_lines") or {}).items()},
+            _survivors(survivors) if isinstance(survivors, list) and survivors else None,
+        )
+
+    @property
+    def root(self) -> str:
+        """The folder the module is imported from ("." or e.g. "src")."""
+        depth = self.module.count(".") + 1 + self.path.endswith("__init__.py")
+        parts = self.path.split("/")[:-depth]
+        return "/".join(parts) or "."
+
+
+def _survivors(data: list[Any]) -> list[Survivor]:
+    found = [Survivor.from_data(item) for item in data]
+    return [survivor for survivor in found if survivor is not None]

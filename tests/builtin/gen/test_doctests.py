@@ -1,0 +1,119 @@
+"""Doctest examples with the earlier lines they need become tests: functions that take a
+callable, and methods shown on an object the docstring builds. End to end through the
+real Agent and LocalSandbox; then the pieces (which lines a check needs, long lines)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from coder.builtin.gen.doctests import doctest_probes
+from coder.builtin.gen.layout import laid_out
+from tests.helpers import function_source, generate, run_pytest_in
+
+MAPPING = '''\
+def valfilter(predicate, d):
+    """Keep the items whose value passes the predicate.
+
+    >>> iseven = lambda x: x % 2 == 0
+    >>> d = {1: 2, 2: 3, 3: 4, 4: 5}
+    >>> print(sorted(d))
+    [1, 2, 3, 4]
+    >>> valfilter(iseven, d)
+    {1: 2, 3: 4}
+    """
+    return {k: v for k, v in d.items() if predicate(v)}
+
+
+def itemfilter(predicate, d):
+    """
+    >>> def isvalid(item):
+    ...     k, v = item
+    ...     return k % 2 == 0 and v < 4
+    >>> itemfilter(isvalid, {1: 2, 2: 3, 3: 4, 4: 5})
+    {2: 3}
+    >>> itemfilter(first, {1: 2})  # needs a name it does not show
+    {1: 2}
+    """
+    return {k: v for k, v in d.items() if predicate((k, v))}
+
+
+class Bag:
+    def __init__(self, items):
+        self.items = list(items)
+
+    def __repr__(self):
+        return f"Bag({self.items!r})"
+
+    def drop(self, item):
+        """Remove every copy of an item.
+
+        >>> bag = Bag([1, 2, 1])
+        >>> bag.drop(1)
+        >>> print(bag)
+        Bag([2])
+        >>> bag is bag
+        True
+        """
+        self.items = [i for i in self.items if i != item]
+'''
+
+
+def test_a_doctest_becomes_a_test_with_the_lines_it_needs(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"mapping.py": MAPPING}, "mapping")
+    assert function_source(generated.text, "test_valfilter_as_documented") == (
+        "def test_valfilter_as_documented():\n"
+        "    iseven = lambda x: x % 2 == 0\n"
+        "    d = {1: 2, 2: 3, 3: 4, 4: 5}\n"
+        "    assert valfilter(iseven, d) == {1: 2, 3: 4}"
+    )
+    # A definition is set apart as ruff format would; a name the docstring does not
+    # show (`first`) leaves its example out.
+    assert function_source(generated.text, "test_itemfilter_as_documented") == (
+        "def test_itemfilter_as_documented():\n"
+        "    def isvalid(item):\n"
+        "        k, v = item\n"
+        "        return k % 2 == 0 and v < 4\n"
+        "\n"
+        "    assert itemfilter(isvalid, {1: 2, 2: 3, 3: 4, 4: 5}) == {2: 3}"
+    )
+    assert "first" not in generated.text
+    # A printed object is checked through str(); the call before it sets it up.
+    assert function_source(generated.text, "test_bag_drop_as_documented") == (
+        "def test_bag_drop_as_documented():\n"
+        "    bag = Bag([1, 2, 1])\n"
+        "    bag.drop(1)\n"
+        '    assert str(bag) == "Bag([2])"'
+    )
+    assert "from mapping import Bag, itemfilter, valfilter\n" in generated.text
+    done = run_pytest_in(generated.repo)
+    assert done.returncode == 0, done.stdout
+
+
+def test_a_comparison_shown_by_a_doctest_is_asserted_in_brackets() -> None:
+    tree = ast.parse(MAPPING)
+    bag = next(node for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
+    drop = next(node for node in bag.body if getattr(node, "name", "") == "drop")
+    probes = doctest_probes(drop, "drop", {"Bag"})
+    assert [p.call.source() for p in probes] == ["str(bag)", "bag is bag"]
+    assert [c.source() for c in probes[1].setup] == ["bag = Bag([1, 2, 1])", "bag.drop(1)"]
+    assert probes[0].call.expected == "'Bag([2])'"
+
+
+def test_module_names_in_a_doctest_take_the_test_files_prefix() -> None:
+    tree = ast.parse(MAPPING)
+    [valfilter] = [n for n in tree.body if getattr(n, "name", "") == "valfilter"]
+    [probe] = doctest_probes(valfilter, "valfilter", {"valfilter"})
+    assert probe.call.source("m.") == "m.valfilter(iseven, d)"
+
+
+def test_a_long_line_is_split_at_its_last_bracket() -> None:
+    line = 'purchase = {"name": "Alice", "order": {"items": ["Apple", "Orange"]}, "card": "5555"}'
+    assert laid_out(line, "    ", width=60) == [
+        "    purchase = {",
+        '        "name": "Alice",',
+        '        "order": {"items": ["Apple", "Orange"]},',
+        '        "card": "5555",',
+        "    }",
+    ]
+    assert laid_out("assert f(1) == 2", "    ", width=60) == ["    assert f(1) == 2"]

@@ -57,14 +57,17 @@ def first_kills(
     kills = Kills()
     if not runs:
         return kills
-    result = run_mutants(
-        sandbox,
-        list(runs),
-        lambda m: [t.nodeid(path) for t in runs[m]],
-        timeout_s=mutant_timeout(test_time),
-        budget_s=GATE_BUDGET_S,
-        fork=True,
-    )
+    try:
+        result = run_mutants(
+            sandbox,
+            list(runs),
+            lambda m: [t.nodeid(path) for t in runs[m]],
+            timeout_s=mutant_timeout(test_time),
+            budget_s=GATE_BUDGET_S,
+            fork=True,
+        )
+    except ValueError:  # the module in the sandbox is not the one the mutants came from
+        return Kills(undecided={test.name for tests in runs.values() for test in tests})
     names = {test.nodeid(path): test.name for test in judged}
     for outcome in result.outcomes:
         killer = names.get((outcome.killed_by or "").split("[", 1)[0])

@@ -157,14 +157,17 @@ def _run(
 ) -> MutationResult:
     if not mutants:
         return MutationResult()
-    return run_mutants(
-        sandbox,
-        mutants,
-        lambda m: index.tests_on(m.path, m.statement_line),
-        timeout_s=mutant_timeout(index.test_time),
-        budget_s=max(budget_s, 1.0),
-        fork=True,
-    )
+    try:
+        return run_mutants(
+            sandbox,
+            mutants,
+            lambda m: index.tests_on(m.path, m.statement_line),
+            timeout_s=mutant_timeout(index.test_time),
+            budget_s=max(budget_s, 1.0),
+            fork=True,
+        )
+    except ValueError:  # a module in the sandbox is not the one the mutants came from
+        return MutationResult(not_run=tuple(mutants))
 
 
 def _survivor(mutant: Mutant, covered: bool) -> Survivor:

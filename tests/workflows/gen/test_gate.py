@@ -1,0 +1,68 @@
+"""The mutation gate on its own: real mutants of a real module, run forked against
+real candidate tests in a LocalSandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coder.workflows.gen.gate import first_kills, gate_problem
+from coder.workflows.gen.mutation import module_mutants
+from coder.workflows.gen.testcode import test_functions as read_tests
+from sandbox import LocalSandbox
+from tests.helpers import write_tree
+
+RANGE = "def within(value, low, high):\n    return low <= value <= high\n"
+TESTS = """\
+from ranges import within
+
+
+def test_inside():
+    assert within(5, 0, 10)
+
+
+def test_inside_too():
+    assert within(6, 0, 10)
+
+
+def test_at_the_low_edge():
+    assert within(0, 0, 10)
+"""
+
+
+def _setup(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    write_tree(project, {"ranges.py": RANGE, "tests/test_ranges.py": TESTS})
+    return project
+
+
+def test_the_first_candidate_to_kill_a_mutant_gets_it(tmp_path: Path) -> None:
+    module = module_mutants("ranges.py", RANGE, 100)
+    module.ran = set(module.mutants)  # every mutant decided, none killed yet
+    ranked = list(read_tests(TESTS).values())
+    lines = {t.name: {("ranges.py", 2)} for t in ranked}
+    with LocalSandbox(_setup(tmp_path)) as sandbox:
+        kills = first_kills(sandbox, "tests/test_ranges.py", ranked, lines, module, 1.0)
+    assert kills.first["test_inside"]  # return None, the flipped comparisons...
+    assert "test_inside_too" not in kills.first  # it kills nothing test_inside does not
+    edge = [m.replacement for m in kills.first["test_at_the_low_edge"]]
+    assert edge == ["low < value <= high"]  # the boundary only the edge notices
+    inside_too, edge_test = ranked[1], ranked[2]
+    assert gate_problem(edge_test, set(), 0, kills, module) is None
+    why = gate_problem(inside_too, set(), 0, kills, module) or ""
+    assert why.startswith("it still passes when line 2 changes")
+
+
+def test_a_module_changed_in_the_sandbox_leaves_the_candidates_to_coverage(
+    tmp_path: Path,
+) -> None:
+    module = module_mutants("ranges.py", RANGE, 100)
+    module.ran = set(module.mutants)
+    ranked = list(read_tests(TESTS).values())
+    lines = {t.name: {("ranges.py", 2)} for t in ranked}
+    project = _setup(tmp_path)
+    (project / "ranges.py").write_text(RANGE.replace("<=", "<"))
+    with LocalSandbox(project) as sandbox:
+        kills = first_kills(sandbox, "tests/test_ranges.py", ranked, lines, module, 1.0)
+    assert kills.first == {} and kills.undecided == {t.name for t in ranked}
+    assert gate_problem(ranked[0], {("ranges.py", 2)}, 1, kills, module) is None
+    assert gate_problem(ranked[1], set(), 0, kills, module) is not None  # adds nothing

@@ -8,6 +8,7 @@ compares it with, an edge value of its type, a value from the existing tests).
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 from dataclasses import dataclass, replace
@@ -16,8 +17,9 @@ from itertools import zip_longest
 from coder.builtin.gen.operators import operator_form
 from coder.builtin.gen.params import Param
 from coder.builtin.gen.values import Value
+from coder.builtin.literals import node_value
 
-MAX_CALLS = 10
+MAX_CALLS = 24
 """Inputs probed per function."""
 
 
@@ -86,17 +88,59 @@ def plan_calls(callee: str, params: list[Param], qualified: bool = True) -> list
     """The typical call, then one-argument variations, round-robin over the parameters."""
     if any(not p.has_default and not p.values for p in params):
         return []
-    base = {p.name: p.values[0] for p in params if not p.has_default}
+    base = _ordered({p.name: p.values[0] for p in params if not p.has_default}, params)
     calls = [_call(callee, params, base, _base_label(params, base), qualified)]
+    for chosen, label in _pairs(params, base):
+        calls.append(_call(callee, params, chosen, label, qualified))
     per_param = [
         [(p.name, value) for value in p.values if base.get(p.name) != value] for p in params
     ]
     for row in zip_longest(*per_param):
         for item in row:
-            if item is not None and len(calls) < MAX_CALLS:
+            if item is not None:
                 name, value = item
                 calls.append(_call(callee, params, {**base, name: value}, value.label, qualified))
-    return calls
+    unique = {call.source(): call for call in reversed(calls)}  # the first of each stays
+    return sorted(unique.values(), key=calls.index)[:MAX_CALLS]
+
+
+def _ordered(base: dict[str, Value], params: list[Param]) -> dict[str, Value]:
+    """The typical values with a compared pair of numbers apart (`lower` 3, `upper` 10),
+    the earlier one lower, as "low, high" pairs are written."""
+    for first in params:
+        for name in first.compared_with:
+            one, two = base.get(first.name), base.get(name)
+            low = _number(one.source) if one is not None else None
+            if two is not None and low is not None and _number(two.source) == low:
+                base = {**base, name: replace(two, source=repr(low + 7))}
+    return base
+
+
+def _number(source: str) -> int | float | None:
+    value = node_value(ast.parse(source, mode="eval").body)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _pairs(params: list[Param], base: dict[str, Value]) -> list[tuple[dict[str, Value], str]]:
+    """For two parameters the body compares: both equal, then (numbers) the second one
+    above and one below the first; the rest as in the typical call."""
+    found: list[tuple[dict[str, Value], str]] = []
+    by_name = {p.name: p for p in params}
+    for first in params:
+        for name in first.compared_with:
+            one = base.get(first.name) or (first.values[0] if first.values else None)
+            if one is None or name not in by_name:
+                continue
+            chosen = {**base, first.name: one}
+            found.append(
+                ({**chosen, name: replace(one, label="")}, f"equal_{first.name}_and_{name}")
+            )
+            number = _number(one.source)
+            if number is not None:
+                for step, word in ((1, "above"), (-1, "below")):
+                    other = Value(repr(number + step), "", one.origin)
+                    found.append(({**chosen, name: other}, f"{name}_{word}_{first.name}"))
+    return found
 
 
 def _call(

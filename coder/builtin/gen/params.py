@@ -1,14 +1,18 @@
 """The parameters of a function a call may pass, each with its candidate values: from
-its type hint, its default, and the literals the function compares it with."""
+its type hint (else its docstring, its use in the body, its name), its default, the
+literals the function compares it with, and the other parameters it is compared with."""
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
 
+from coder.builtin.gen.usage import text_values, usage_hint
 from coder.builtin.gen.values import (
+    CHARACTER,
     Value,
     around,
+    double_quoted,
     guessed_values,
     hint_values,
     literal_source,
@@ -25,6 +29,8 @@ class Param:
     keyword_only: bool = False
     default: str | None = None
     """The default's source, when it is a literal."""
+    compared_with: tuple[str, ...] = ()
+    """Later parameters the body compares this one with (`if upper < lower`)."""
 
 
 def params_of(node: ast.FunctionDef, method: bool, constants: dict[str, object]) -> list[Param]:
@@ -37,27 +43,79 @@ def params_of(node: ast.FunctionDef, method: bool, constants: dict[str, object])
         (arg, default, True)
         for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
     ]
-    literals = compared_literals(node, constants)
+    hinted = {arg.arg: _hinted(node, arg, default is not None) for arg, default, _ in pairs}
+    texts = {name for name, values in hinted.items() if values and values[0].source[0] == '"'}
+    literals = compared_literals(node, constants, texts)
+    names = [arg.arg for arg, _, _ in pairs]
+    partners = compared_params(node, names)
     found = []
     for arg, default, keyword_only in pairs:
-        values = _values(arg, literals.get(arg.arg, []), default is not None)
+        values = _values(hinted[arg.arg], literals.get(arg.arg, []))
+        if arg.arg in texts:
+            values += [
+                Value(double_quoted(v), label, "literal") for v, label in text_values(node, arg.arg)
+            ]
         literal = default is not None and is_parsed(node_value(default))
         shown = literal_source(default) if literal and default is not None else None
-        found.append(Param(arg.arg, tuple(values), default is not None, keyword_only, shown))
+        later = tuple(n for n in partners.get(arg.arg, ()) if names.index(n) > names.index(arg.arg))
+        param = Param(arg.arg, tuple(values), default is not None, keyword_only, shown, later)
+        found.append(param)
     return found
 
 
-def _values(arg: ast.arg, literals: list[Value], has_default: bool) -> list[Value]:
+def _hinted(node: ast.FunctionDef, arg: ast.arg, has_default: bool) -> list[Value]:
+    """Values from the hint, else the docstring or the body's use of it, else its name
+    (none for an unhinted parameter with a default: the default is the safe value)."""
     hinted = hint_values(arg.annotation, arg.arg)
-    if not hinted and not has_default and not literals:
-        hinted = guessed_values(arg.arg)
+    if hinted and CHARACTER.match(arg.arg) and hinted[0].source == '"abc"':
+        return hint_values(ast.Name("char"), arg.arg)
+    if hinted or arg.annotation is not None:
+        return hinted
+    hint, origin = usage_hint(node, arg.arg)
+    if hint is not None:
+        return hint_values(hint, arg.arg, origin)
+    return [] if has_default else guessed_values(arg.arg)
+
+
+def _texts(node: ast.FunctionDef, param: str) -> list[Value]:
+    return [Value(double_quoted(v), label, "literal") for v, label in text_values(node, param)]
+
+
+def _values(hinted: list[Value], literals: list[Value]) -> list[Value]:
+    """The typical value first: the hint's, or for a string whose length the body
+    checks, one of that length."""
     typical = hinted[:1]
-    unique = {value.source: value for value in [*typical, *literals, *hinted[1:]]}
+    if typical and typical[0].source.startswith('"'):
+        typical = [v for v in literals if v.source.startswith('"')][:1] or typical
+    unique: dict[str, Value] = {}
+    for value in [*typical, *literals, *hinted[1:]]:
+        unique.setdefault(value.source, value)  # a literal's words say more than the hint's
     return list(unique.values())
 
 
-def compared_literals(node: ast.AST, constants: dict[str, object]) -> dict[str, list[Value]]:
-    """{parameter: values around each literal it is compared with} in a function's body."""
+def compared_params(node: ast.AST, names: list[str]) -> dict[str, set[str]]:
+    """{parameter: the other parameters it is compared with} (`lower <= upper`)."""
+    found: dict[str, set[str]] = {}
+    for compare in ast.walk(node):
+        if isinstance(compare, ast.Compare):
+            operands = [compare.left, *compare.comparators]
+            for left, right in zip(operands, operands[1:], strict=False):
+                one, two = _param_name(left, names), _param_name(right, names)
+                if one and two and one != two:
+                    found.setdefault(one, set()).add(two)
+                    found.setdefault(two, set()).add(one)
+    return found
+
+
+def _param_name(node: ast.expr, names: list[str]) -> str:
+    return node.id if isinstance(node, ast.Name) and node.id in names else ""
+
+
+def compared_literals(
+    node: ast.AST, constants: dict[str, object], texts: set[str] | None = None
+) -> dict[str, list[Value]]:
+    """{parameter: values around each literal it is compared with} in a function's body;
+    `texts` are the parameters that hold strings (their lengths are compared in letters)."""
     found: dict[str, list[Value]] = {}
     for compare in ast.walk(node):
         if not isinstance(compare, ast.Compare):
@@ -65,13 +123,13 @@ def compared_literals(node: ast.AST, constants: dict[str, object]) -> dict[str, 
         operands = [compare.left, *compare.comparators]
         for left, right in zip(operands, operands[1:], strict=False):
             for side, other in ((left, right), (right, left)):
-                for param, values in _around(side, other, constants):
+                for param, values in _around(side, other, constants, texts or set()):
                     found.setdefault(param, []).extend(values)
     return found
 
 
 def _around(
-    side: ast.expr, other: ast.expr, constants: dict[str, object]
+    side: ast.expr, other: ast.expr, constants: dict[str, object], texts: set[str]
 ) -> list[tuple[str, list[Value]]]:
     if isinstance(side, ast.Name):
         if isinstance(other, ast.Tuple | ast.List | ast.Set):
@@ -81,7 +139,8 @@ def _around(
     if _is_len(side) and isinstance(side, ast.Call) and isinstance(side.args[0], ast.Name):
         value = _constant(other, constants)
         if isinstance(value, int) and not isinstance(value, bool):
-            return [(side.args[0].id, sized(value, side.args[0].id))]
+            name = side.args[0].id
+            return [(name, sized(value, name, text=name in texts))]
     return []
 
 

@@ -25,7 +25,7 @@ from coder.builtin.gen.render import Rendered, expected_check
 from coder.builtin.gen.types import Target
 from coder.builtin.gen.values import snake_case
 
-MIN_CASES = 3
+MIN_CASES = 2
 """Fewer results than this stay one test each."""
 MAX_LINE = 100
 _INDENT = "    "

@@ -1,9 +1,22 @@
 """Candidate argument values for one parameter, as Python source with words for test names.
 
-Values come from the type hint (`int` -> 3, 0, -1; `list[int]` -> [3, 1, 2], []), the
-default, literals the function compares the parameter with (`if n > 10` -> 10, 11, 9),
-and, for an unannotated parameter, a guess from its name. Each value carries a label that
-says what is special about it ("negative_count", "count_above_10"), for the test's name.
+Values come from the type hint (hints.py: `int` -> 3, 0, -1, 1, 2, 10, 1000000; `str` ->
+"abc", "", spaces, cases, punctuation, digits, non-ASCII, a long one; containers empty,
+one, many), the default, literals the function compares the parameter with (`if n > 10`
+-> 10, 11, 9; two parameters compared -> equal, one above, one below), the strings its
+body looks for (usage.py), and, for an unannotated parameter, its docstring's type, how
+the body uses it, or a guess from its name. Each value carries a label that says what is
+special about it ("negative_count", "count_above_10"), for the test's name.
+
+Why a fixed pool of literals and not Hypothesis's `from_type` or CrossHair: the probe
+runs in the project's own interpreter, which need not have either installed (nothing
+but the standard library is sure to be there), and a test must read as a person would
+write it: `slug("Hello World")`, not `slug('\x1f0\U0010ffff')` from a random draw or a
+solver's model. What a search would add, telling behaviours apart, the mutants do here:
+every value of this small, deterministic pool is run against the module's mutants, and
+only the calls that notice one no test notices are kept. A solver's branch-reaching
+inputs would help most on deep arithmetic conditions; the boundaries around each compared
+constant and between compared parameters cover the common ones without one.
 """
 
 from __future__ import annotations
@@ -14,7 +27,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from coder.builtin.literals import is_parsed, node_value
+from coder.builtin.gen.hints import annotation_values
+from coder.builtin.literals import node_value
 
 
 @dataclass(frozen=True)
@@ -27,28 +41,18 @@ class Value:
     """"hint", "default", "literal", "doctest", "test" or "guess"."""
 
 
-_SCALARS: dict[str, list[str]] = {
-    "int": ["3", "0", "-1"],
-    "float": ["2.5", "0.0", "-1.5"],
-    "str": ['"abc"', '""'],
-    "bool": ["True", "False"],
-    "bytes": ['b"abc"', 'b""'],
-    "None": ["None"],
-}
-_SAMPLES: dict[str, list[str]] = {
-    "int": ["[3, 1, 2]", "[]", "[4, 1, 3, 2]"],
-    "float": ["[1.5, 2.5]", "[]"],
-    "str": ['["b", "a"]', "[]"],
-}
-_LISTS = {"list", "List", "Sequence", "Iterable", "Collection", "MutableSequence", "Iterator"}
-_DICTS = {"dict", "Dict", "Mapping", "MutableMapping"}
-_OPTIONAL = {"Optional"}
+CHARACTER = re.compile(r"^(ch|char|c|letter)$")
+"""A parameter named so holds one character."""
 _NAME_GUESSES = [
     (re.compile(r"^(n|i|j|k|count|size|index|number|num|limit|times|width|height|age)$"), "int"),
     (re.compile(r"^(max|min|num_|n_)|(size|count|limit|length|capacity|timeout|ttl)$"), "int"),
     (re.compile(r"^(x|y|z|value|amount|price|rate|ratio|factor)$"), "float"),
+    (CHARACTER, "char"),
+    (re.compile(r"^(pred|predicate|cond|condition)$"), "Callable[..., bool]"),
+    (re.compile(r"^(func|fn|f|function|callback|transform|mapper|converter)$"), "Callable"),
+    (re.compile(r"^(d|dct|mapping)$|(dict|mapping)$"), "dict"),
     (re.compile(r"(name|text|word|title|string|label|key|path|prefix|suffix|^s$)"), "str"),
-    (re.compile(r"(items|values|numbers|nums|xs|data|elements)$"), "list[int]"),
+    (re.compile(r"(items|values|numbers|nums|xs|data|elements|seq|sequence|lst)$"), "list[int]"),
 ]
 _NUMBER_WORDS = [
     "zero",
@@ -65,84 +69,23 @@ _NUMBER_WORDS = [
 ]
 
 
-def hint_values(annotation: ast.expr | None, param: str) -> list[Value]:
+def hint_values(annotation: ast.expr | None, param: str, origin: str = "hint") -> list[Value]:
     """Values for a parameter from its annotation, typical value first."""
     if annotation is None:
         return []
-    sources = _for_annotation(annotation)
-    return [Value(source, describe(source, param), "hint") for source in sources]
+    found = annotation_values(annotation)
+    return [
+        Value(source, label.format(p=param) if label else describe(source, param), origin)
+        for source, label in found
+    ]
 
 
 def guessed_values(param: str) -> list[Value]:
     """Values for an unannotated parameter from its name alone (calls may raise TypeError)."""
     for pattern, hint in _NAME_GUESSES:
         if pattern.search(param):
-            values = hint_values(ast.parse(hint, mode="eval").body, param)
-            return [Value(v.source, v.label, "guess") for v in values]
+            return hint_values(ast.parse(hint, mode="eval").body, param, "guess")
     return []
-
-
-def _for_annotation(node: ast.expr) -> list[str]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:  # a string annotation: "list[int]"
-            return _for_annotation(ast.parse(node.value, mode="eval").body)
-        except SyntaxError:
-            return []
-    if isinstance(node, ast.Constant) and node.value is None:
-        return ["None"]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _union([node.left, node.right])
-    name = _name(node.value if isinstance(node, ast.Subscript) else node)
-    inner = _subscripts(node)
-    if name in _SCALARS:
-        return list(_SCALARS[name])
-    if name in _OPTIONAL and inner:
-        return _union([*inner, ast.Constant(None)])
-    if name == "Union":
-        return _union(inner)
-    if name == "Literal":
-        return [ast.unparse(item) for item in inner if is_parsed(node_value(item))]
-    if name in _LISTS:
-        element = _name(inner[0]) if inner else "int"
-        return list(_SAMPLES.get(element, _SAMPLES["int"]))
-    if name in _DICTS:
-        return ['{"a": 1, "b": 2}', "{}"]
-    if name in {"tuple", "Tuple"}:
-        return _tuples(inner)
-    if name in {"set", "frozenset", "Set"}:
-        return ["{1, 2}", "set()"]
-    return []
-
-
-def _union(members: list[ast.expr]) -> list[str]:
-    # None goes last: the typical value should be a real one.
-    found = [source for member in members for source in _for_annotation(member)]
-    found = list(dict.fromkeys(found))
-    return [s for s in found if s != "None"] + (["None"] if "None" in found else [])
-
-
-def _tuples(inner: list[ast.expr]) -> list[str]:
-    if len(inner) == 2 and isinstance(inner[1], ast.Constant) and inner[1].value is Ellipsis:
-        return ["(1, 2, 3)", "()"]
-    firsts = [_for_annotation(item) for item in inner]
-    if not inner or not all(firsts):
-        return ["(1, 2)"]
-    return [f"({', '.join(values[0] for values in firsts)}{',' if len(inner) == 1 else ''})"]
-
-
-def _name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
-
-
-def _subscripts(node: ast.expr) -> list[ast.expr]:
-    if not isinstance(node, ast.Subscript):
-        return []
-    inner = node.slice
-    return list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
 
 
 def around(value: object, param: str, name: str = "") -> list[Value]:
@@ -152,6 +95,8 @@ def around(value: object, param: str, name: str = "") -> list[Value]:
         return [Value(repr(value), describe(repr(value), param), "literal")]
     if isinstance(value, int | float):
         step = 1 if isinstance(value, int) else 0.5
+        if value == 0 and not name:  # "zero_age", "negative_age" say it better
+            return [Value(repr(v), describe(repr(v), param), "literal") for v in (0, step, -step)]
         return [
             Value(repr(value), f"{param}_at_{shown}", "literal"),
             Value(repr(value + step), f"{param}_above_{shown}", "literal"),
@@ -162,13 +107,18 @@ def around(value: object, param: str, name: str = "") -> list[Value]:
     return []
 
 
-def sized(length: int, param: str) -> list[Value]:
-    """Lists of `length` and one more, for `len(param) > length` comparisons."""
+def sized(length: int, param: str, text: bool = False) -> list[Value]:
+    """Lists (or strings, for `text`) of `length` items and one more, for
+    `len(param) > length` comparisons."""
     found = []
     for size in (length, length + 1):
         if 0 <= size <= 10:
-            source = repr(list(range(1, size + 1)))
-            found.append(Value(source, f"{_count(size)}_{param}", "literal"))
+            if text:
+                source = double_quoted(repr("abcdefghijk"[:size]))
+                label = f"{param}_of_{_count(size)}_characters" if size else f"empty_{param}"
+            else:
+                source, label = repr(list(range(1, size + 1))), f"{_count(size)}_{param}"
+            found.append(Value(source, label, "literal"))
     return found
 
 

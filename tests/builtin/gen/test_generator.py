@@ -142,7 +142,7 @@ def test_a_new_file_says_where_its_tests_came_from(calc: Generated) -> None:
         "import pytest\n\nfrom calc import Counter, check_age, clamp, double, mean, scale\n"
     )
     assert calc.summary.startswith(
-        "builtin generator: wrote 9 tests for calc in tests/test_calc.py"
+        "builtin generator: wrote 8 tests for calc in tests/test_calc.py"
     )
 
 
@@ -151,11 +151,22 @@ def test_a_pure_function_is_called_with_its_typical_input_and_defaults(calc: Gen
     assert "- scale: test_scale_with_value_3\n" in calc.summary
 
 
-def test_each_side_of_a_literal_branch_gets_its_own_test(calc: Generated) -> None:
-    assert function_source(calc.text, "test_clamp_with_value_3").endswith("assert clamp(3) == 3")
-    assert function_source(calc.text, "test_clamp_with_value_above_limit").endswith(
-        "assert clamp(11) == 10"
+def test_each_side_of_a_literal_branch_is_a_row_of_one_table(calc: Generated) -> None:
+    assert function_source(calc.text, "test_clamp", "value, expected") == (
+        "def test_clamp(value, expected):\n    assert clamp(value) == expected"
     )
+    assert (
+        '@pytest.mark.parametrize(\n    ("value", "expected"),\n    [\n        (3, 3),\n'
+        "        (11, 10),\n    ],\n)\ndef test_clamp(" in calc.text
+    )
+
+
+def test_a_boundary_is_chosen_over_a_typical_value(calc: Generated) -> None:
+    # check_age(0) tells `age < 0` from `age <= 0`; check_age(3) tells nothing more.
+    assert function_source(calc.text, "test_check_age_with_zero_age").endswith(
+        "assert check_age(0) == 0"
+    )
+    assert "check_age(3)" not in calc.text
 
 
 def test_an_exception_is_expected_with_pytest_raises(calc: Generated) -> None:
@@ -292,9 +303,9 @@ def test_tests_use_an_alias_when_the_file_imports_the_module_so(tmp_path: Path) 
     existing = "import calc as c\n\n\ndef test_old():\n    assert c.scale(1) == 2\n"
     files = {"calc.py": CALC, "tests/test_calc.py": existing}
     generated = generate(tmp_path, files, "calc", ["clamp"])
-    assert generated.text.startswith(existing + "\n\n")  # appended; nothing imported again
-    assert function_source(generated.text, "test_clamp_with_value_3") == (
-        "def test_clamp_with_value_3():\n    assert c.clamp(3) == 3"
+    assert generated.text.startswith("import pytest\n\n" + existing + "\n\n")  # appended
+    assert function_source(generated.text, "test_clamp", "value, expected") == (
+        "def test_clamp(value, expected):\n    assert c.clamp(value) == expected"
     )
     assert "from calc import" not in generated.text
 

@@ -21,17 +21,20 @@ def test_a_functions_examples_become_one_parametrized_test(tmp_path: Path) -> No
         '        (2.5, 2.5, "GB", 6.0),\n'
         '        (50.0, 2.5, "GB", 0.0),\n'
         '        (2.5, 2, "GB", 3.5),\n'
-        '        (2.5, 2.5, "abc", 15.0),\n'
         '        (2.5, 2.5, "FR", 8.75),\n'
+        '        (2.5, 2.5, "", 15.0),\n'
         "    ],\n"
         ")\n"
         "def test_shipping_cost(order_total, weight_kg, country, expected):\n"
         "    assert shipping_cost(order_total, weight_kg, country=country) == "
         "pytest.approx(expected)"
     )
-    # Fewer than three examples stay one test each.
-    assert function_source(generated.text, "test_price_label_with_zero_pence").endswith(
-        'assert price_label(0) == "0.00 GBP"'
+    # Two examples make a table too; an error stays a test of its own.
+    assert '        (0, "0.00 GBP"),\n        (1000000, "10000.00 GBP"),\n' in generated.text
+    assert function_source(generated.text, "test_price_label_raises_for_negative_pence") == (
+        "def test_price_label_raises_for_negative_pence():\n"
+        "    with pytest.raises(ValueError):\n"
+        "        price_label(-1)"
     )
     done = run_pytest_in(generated.repo)
     assert done.returncode == 0, done.stdout

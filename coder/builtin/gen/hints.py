@@ -1,0 +1,171 @@
+"""Candidate values for a type: `int` -> 3, 0, -1, 1, 2, 10, 1000000; `str` -> "abc", "",
+words with spaces, snake_case, camelCase, an acronym, padding, punctuation, digits,
+non-ASCII, a long sentence; containers empty, with one item and with many, their items
+from the item type (`Iterable[Iterable[str]]` gets lists of lists of strings); `Optional`
+adds None; a callable gets a builtin that accepts anything (`str`, `bool` for a
+predicate). The first value is the typical one; the rest are edges to tell behaviours apart.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from coder.builtin.literals import is_parsed, node_value
+
+_SCALARS: dict[str, list[tuple[str, str]]] = {
+    "int": [("3", ""), ("0", ""), ("-1", ""), ("1", ""), ("2", ""), ("10", "")]
+    + [("1000000", "large_{p}")],
+    "float": [("2.5", ""), ("0.0", ""), ("-1.5", ""), ("1.0", ""), ("0.1", "")]
+    + [("1000000.5", "large_{p}")],
+    "str": [
+        ('"abc"', ""),
+        ('""', ""),
+        ('"Hello World"', "{p}_with_spaces"),
+        ('"hello_world"', "snake_case_{p}"),
+        ('"helloWorld"', "camel_case_{p}"),
+        ('"HTTPResponse"', "{p}_with_acronym"),
+        ('"  padded  "', "padded_{p}"),
+        ('"a-b.c!"', "{p}_with_punctuation"),
+        ('"123"', "numeric_{p}"),
+        ('"héllo wörld"', "non_ascii_{p}"),
+        ('"The quick brown fox jumps over the lazy dog"', "long_{p}"),
+    ],
+    "char": [('"a"', ""), ('"Z"', "upper_case_{p}"), ('" "', "space_{p}"), ('"1"', "digit_{p}")]
+    + [('"é"', "non_ascii_{p}"), ('"-"', "punctuation_{p}")],
+    "bool": [("True", ""), ("False", "")],
+    "bytes": [('b"abc"', ""), ('b""', ""), ('b"\\x00\\xff"', "binary_{p}")],
+    "None": [("None", "")],
+    "Any": [("3", ""), ('"abc"', ""), ("[3, 1, 2]", ""), ("None", "")],
+}
+_SCALARS["object"] = _SCALARS["Any"]
+_SAMPLES: dict[str, list[str]] = {
+    "int": ["[3, 1, 2]", "[]", "[7]", "[4, 1, 3, 2]", "[2, 2, 5]"],
+    "float": ["[1.5, 2.5]", "[]", "[0.5]", "[2.5, -1.0, 4.0]"],
+    "str": ['["b", "a"]', "[]", '["a"]', '["b", "a", "b"]'],
+}
+_LISTS = {"list", "List", "Sequence", "Iterable", "Collection", "MutableSequence", "Iterator"}
+_LISTS |= {"Generator", "Reversible"}
+_DICTS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
+_SETS = {"set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet"}
+_CALLABLES = {"Callable"}
+_KEYS = {"str": ['"a"', '"b"'], "int": ["1", "2"]}
+
+
+def annotation_values(node: ast.expr) -> list[tuple[str, str]]:
+    """(source, label template or "") for a type annotation, typical value first."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:  # a string annotation: "list[int]"
+            return annotation_values(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return []
+    if isinstance(node, ast.Constant) and node.value is None:
+        return [("None", "")]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union(_members(node))
+    name = _name(node.value if isinstance(node, ast.Subscript) else node)
+    inner = _subscripts(node)
+    if name in _SCALARS:
+        return list(_SCALARS[name])
+    if name == "Optional" and inner:
+        return _union([*inner, ast.Constant(None)])
+    if name == "Union":
+        return _union(inner)
+    if name == "Literal":
+        return [(ast.unparse(item), "") for item in inner if is_parsed(node_value(item))]
+    return [(source, "") for source in _containers(name, inner)]
+
+
+def _containers(name: str, inner: list[ast.expr]) -> list[str]:
+    if name in _LISTS:
+        return _sequences(inner[0] if inner else None)
+    if name in _DICTS:
+        return _dicts(inner)
+    if name in {"tuple", "Tuple"}:
+        return _tuples(inner)
+    if name in _SETS:
+        return ["{1, 2}", "set()", "{3}"]
+    if name in _CALLABLES:
+        returns = inner[-1] if inner else None
+        return ["bool"] if returns is not None and _name(returns) == "bool" else ["str"]
+    return []
+
+
+def _sequences(item: ast.expr | None) -> list[str]:
+    """Lists of many, no and one item (curated for the common item types)."""
+    name = _name(item) if item is not None else "int"
+    if _type_variable(name):
+        name = "int"
+    if item is None or (name in _SAMPLES and not _subscripts(item)):
+        return list(_SAMPLES[name])
+    items = [source for source, _ in annotation_values(item)]
+    if not items:
+        return []
+    second = items[1] if len(items) > 1 else items[0]
+    return [f"[{items[0]}, {second}]", "[]", f"[{items[0]}]"]
+
+
+def _dicts(inner: list[ast.expr]) -> list[str]:
+    keys = _KEYS.get(_name(inner[0]) if inner else "str", _KEYS["str"])
+    if len(inner) == 2 and _type_variable(_name(inner[1])):
+        inner = [inner[0], ast.Name("int")]
+    values = [s for s, _ in annotation_values(inner[1])] if len(inner) == 2 else ["1", "2"]
+    if not values:
+        return []
+    second = values[1] if len(values) > 1 else values[0]
+    return [f"{{{keys[0]}: {values[0]}, {keys[1]}: {second}}}", "{}", f"{{{keys[0]}: {values[0]}}}"]
+
+
+def _union(members: list[ast.expr]) -> list[tuple[str, str]]:
+    """Scalars first and None last (the typical value should be a plain one); a bare
+    `list` beside `str` holds strings."""
+    names = {_name(member) for member in members}
+    plain = sorted(members, key=lambda member: _name(member) not in _SCALARS)
+    if "str" in names:
+        plain = [ast.parse("list[str]", mode="eval").body if _bare_list(m) else m for m in plain]
+    found = {s: label for member in plain for s, label in annotation_values(member)}
+    return [(s, label) for s, label in found.items() if s != "None"] + (
+        [("None", "")] if "None" in found else []
+    )
+
+
+def _tuples(inner: list[ast.expr]) -> list[str]:
+    if len(inner) == 2 and isinstance(inner[1], ast.Constant) and inner[1].value is Ellipsis:
+        items = [s for s, _ in annotation_values(inner[0])][:3]
+        if _type_variable(_name(inner[0])) or len(items) < 2:
+            items = ["1", "2", "3"]
+        return [f"({', '.join(items)})", "()"]
+    firsts = [annotation_values(item) for item in inner]
+    if not inner or not all(firsts):
+        return ["(1, 2)"]
+    return [f"({', '.join(values[0][0] for values in firsts)}{',' if len(inner) == 1 else ''})"]
+
+
+def _members(node: ast.expr) -> list[ast.expr]:
+    """`a | b | c` as [a, b, c]."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_members(node.left), *_members(node.right)]
+    return [node]
+
+
+def _bare_list(node: ast.expr) -> bool:
+    return _name(node) in _LISTS and not isinstance(node, ast.Subscript)
+
+
+def _type_variable(name: str) -> bool:
+    """`T`, `KT`: a generic's parameter, which any value fits."""
+    return name.isupper() and len(name) <= 2
+
+
+def _name(node: ast.expr | None) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _subscripts(node: ast.expr | None) -> list[ast.expr]:
+    if not isinstance(node, ast.Subscript):
+        return []
+    inner = node.slice
+    return list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]

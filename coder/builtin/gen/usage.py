@@ -1,0 +1,155 @@
+"""The type of an unannotated parameter, read from its docstring or from how the body
+uses it, and the text values its string operations call for.
+
+In that order: the docstring (`:type text: str`, `:param str text:`, Google's
+`text (str): ...`, NumPy's `text : str`, with "or", "list of" and ", optional" read as
+typing writes them); then the body: `isinstance(text, (list, Mapping))`, string methods
+(`text.lower()`), mapping ones (`d.items()`), `append`, arithmetic with a number,
+`range(n)`. A string the body looks for in a parameter (`s.startswith("--")`, `"@" in s`,
+`s.split(",")`) makes a value that holds it (`"--abc"`, `"a@b"`, `"a,b"`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+_STR_METHODS = {
+    "lower", "upper", "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "join",
+    "startswith", "endswith", "replace", "isupper", "islower", "isdigit", "isnumeric",
+    "isalpha", "isalnum", "isspace", "title", "capitalize", "casefold", "encode", "format",
+    "zfill", "center", "ljust", "rjust", "partition", "rpartition", "swapcase", "expandtabs",
+}  # fmt: skip
+_DICT_METHODS = {"items", "keys", "values", "setdefault"}
+_LIST_METHODS = {"append", "extend", "sort", "insert"}
+_FOUND_IN = {"split", "rsplit", "partition", "rpartition", "count", "find", "index", "replace"}
+_FOUND_IN |= {"rfind", "rindex"}
+_ISINSTANCE_NAMES = {"Mapping": "dict", "MutableMapping": "dict", "Sequence": "list"}
+_ISINSTANCE_NAMES |= {"Iterable": "list", "Number": "float", "Integral": "int", "Real": "float"}
+
+
+def usage_hint(node: ast.FunctionDef, param: str) -> tuple[ast.expr | None, str]:
+    """A type annotation for `param`, and where it came from: "hint" when the docstring
+    says it, "guess" when the body suggests it (None when neither does)."""
+    documented = _documented(ast.get_docstring(node) or "", param)
+    text = documented or _used_as(node, param)
+    try:
+        hint = ast.parse(text, mode="eval").body if text else None
+    except SyntaxError:
+        hint = None
+    return hint, "hint" if documented else "guess"
+
+
+def _documented(doc: str, param: str) -> str:
+    name = re.escape(param)
+    patterns = [
+        rf":type\s+{name}\s*:\s*(.+)",
+        rf":param\s+([\w\[\], .|]+?)\s+{name}\s*:",
+        rf"^\s*{name}\s*\(([^)]+)\)\s*:",
+        rf"^\s*{name}\s+:\s+(.+)",
+    ]
+    for pattern in patterns:
+        found = re.search(pattern, doc, re.MULTILINE)
+        if found:
+            return _typing(found.group(1))
+    return ""
+
+
+def _typing(text: str) -> str:
+    """Docstring type prose as an annotation: "list of str or None" -> "list[str] | None"."""
+    text = re.sub(r",?\s*optional\b", "", text.strip()).strip(" .")
+    text = re.sub(r"\b(list|set|tuple|iterable|sequence) of (\w+)", r"\1[\2]", text, flags=re.I)
+    text = re.sub(r"\s+or\s+", " | ", text)
+    return text if re.fullmatch(r"[\w\[\]., |]+", text) else ""
+
+
+def _used_as(node: ast.FunctionDef, param: str) -> str:
+    """The kinds the body's methods call for first (the main case), then the ones its
+    isinstance checks single out."""
+    methods = {_method_call(child, param) for child in ast.walk(node)} - {""}
+    kinds = [
+        kind
+        for found, kind in ((_STR_METHODS, "str"), (_DICT_METHODS, "dict"), (_LIST_METHODS, "list"))
+        if methods & found
+    ]
+    if any(_numeric(child, param) for child in ast.walk(node)):
+        kinds.append("int")
+    for child in ast.walk(node):
+        kinds += _isinstance_kinds(child, param)
+    return " | ".join(dict.fromkeys(kinds))
+
+
+def _isinstance_kinds(node: ast.AST, param: str) -> list[str]:
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return []
+    if node.func.id != "isinstance" or len(node.args) != 2 or not _is(node.args[0], param):
+        return []
+    kinds = node.args[1]
+    names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    found = []
+    for item in names:
+        name = item.id if isinstance(item, ast.Name) else getattr(item, "attr", "")
+        found.append(_ISINSTANCE_NAMES.get(name, name))
+    return [name for name in found if name]
+
+
+def _method_call(node: ast.AST, param: str) -> str:
+    """The method's name when `node` calls one on `param` (`param.lower()`), else ""."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr if _is(node.func.value, param) else ""
+    return ""
+
+
+def _numeric(node: ast.AST, param: str) -> bool:
+    """`param + 1`, `param * 2.5`, `range(param)`."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
+        sides = [(node.left, node.right), (node.right, node.left)]
+        return any(_is(a, param) and _number(b) for a, b in sides)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id == "range" and any(_is(arg, param) for arg in node.args)
+    return False
+
+
+def _number(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _is(node: ast.expr, param: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == param
+
+
+def text_values(node: ast.FunctionDef, param: str) -> list[tuple[str, str]]:
+    """Strings holding what the body looks for in `param`: (value, label)."""
+    found: dict[str, str] = {}
+    for child in ast.walk(node):
+        method = _method_call(child, param)
+        if method and isinstance(child, ast.Call) and child.args:
+            text = _text(child.args[0])
+            if text and method == "startswith":
+                found.setdefault(f"{text}abc", f"{param}_starting_with_{_words(text)}")
+            elif text and method == "endswith":
+                found.setdefault(f"abc{text}", f"{param}_ending_with_{_words(text)}")
+            elif text and method in _FOUND_IN:
+                found.setdefault(f"a{text}b", f"{param}_with_{_words(text)}")
+        elif isinstance(child, ast.Compare) and len(child.ops) == 1:
+            inside = isinstance(child.ops[0], ast.In | ast.NotIn)
+            text = _text(child.left)
+            if inside and text and _is(child.comparators[0], param):
+                found.setdefault(f"a{text}b", f"{param}_with_{_words(text)}")
+    return [(repr(value), label) for value, label in found.items()]
+
+
+def _text(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and 0 < len(node.value) < 20:
+        return node.value
+    return ""
+
+
+_SYMBOLS = {"-": "dash", "_": "underscore", ".": "dot", ",": "comma", "@": "at", "/": "slash"}
+_SYMBOLS |= {":": "colon", " ": "space", "=": "equals", "#": "hash", "\n": "newline"}
+
+
+def _words(text: str) -> str:
+    spelled = "".join(ch if ch.isalnum() else f"_{_SYMBOLS.get(ch, '')}_" for ch in text)
+    slug = re.sub(r"[^a-z0-9]+", "_", spelled.lower()).strip("_")
+    return slug or "text"

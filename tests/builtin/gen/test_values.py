@@ -1,0 +1,107 @@
+"""Where call values come from: type hints (containers nested, unions plain first), the
+docstring's types, how the body uses a parameter, the strings it looks for, the
+boundaries between two compared parameters; and, end to end, the boundary value that
+tells a surviving mutant apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coder.builtin.gen import find_targets
+from tests.builtin.gen.test_mutants import generate_for
+from tests.helpers import run_pytest_in
+
+LIMITS = '''\
+def clamp(x: int, lower: int, upper: int) -> int:
+    if upper < lower:
+        raise ValueError("empty range")
+    return max(lower, min(x, upper))
+
+
+def is_vowel(ch: str) -> bool:
+    if len(ch) != 1:
+        raise ValueError("one character please")
+    return ch.lower() in "aeiou"
+
+
+def option(arg):
+    """:type arg: str or None"""
+    if arg and arg.startswith("--"):
+        return arg[2:]
+    return None
+
+
+def keys_of(thing):
+    if isinstance(thing, (list, Mapping)):
+        return list(thing)
+    return thing.split(",")
+
+
+def join_rows(rows: "Iterable[Iterable[str]]", sep: str = ";") -> str:
+    return sep.join(",".join(row) for row in rows)
+
+
+def describe(value: "int | None | list[int] | str") -> str:
+    return repr(value)
+'''
+
+
+def _calls(name: str) -> list[str]:
+    [target] = [t for t in find_targets(LIMITS, []) if t.name == name]
+    return [probe.call.source() for probe in target.probes]
+
+
+def test_two_compared_parameters_get_equal_and_neighbouring_values() -> None:
+    calls = _calls("clamp")
+    # The typical call keeps them apart, lower first; then equal, above and below.
+    assert calls[:4] == ["clamp(3, 3, 10)", "clamp(3, 3, 3)", "clamp(3, 3, 4)", "clamp(3, 3, 2)"]
+    assert len(calls) == len(set(calls))
+
+
+def test_a_one_character_parameter_gets_one_character() -> None:
+    calls = _calls("is_vowel")
+    assert calls[:3] == ['is_vowel("a")', 'is_vowel("ab")', 'is_vowel("Z")']
+    assert 'is_vowel("abc")' not in calls
+
+
+def test_the_docstring_types_an_unannotated_parameter() -> None:
+    calls = _calls("option")
+    assert calls[0] == 'option("abc")' and "option(None)" in calls
+    assert 'option("--abc")' in calls  # what startswith() looks for
+    assert 'option("Hello World")' in calls and 'option("héllo wörld")' in calls
+
+
+def test_the_body_types_an_unannotated_parameter() -> None:
+    # The string method's case first, then what the isinstance check singles out.
+    calls = _calls("keys_of")
+    assert calls[0] == 'keys_of("abc")'
+    assert 'keys_of(["b", "a"])' in calls and 'keys_of({"a": 1, "b": 2})' in calls
+    assert 'keys_of("a,b")' in calls
+
+
+def test_containers_hold_values_of_their_item_type() -> None:
+    calls = _calls("join_rows")
+    assert calls[0] == 'join_rows([["b", "a"], []])'
+    assert "join_rows([])" in calls and 'join_rows([["b", "a"]])' in calls
+
+
+def test_a_union_starts_with_a_plain_value_and_ends_with_none() -> None:
+    calls = _calls("describe")
+    assert calls[0] == "describe(3)" and calls[-1] == "describe(None)"
+    assert "describe([3, 1, 2])" in calls and 'describe("abc")' in calls
+
+
+def test_equal_bounds_tell_a_strict_comparison_from_a_loose_one(tmp_path: Path) -> None:
+    survivor = {
+        "line": 2,
+        "function": "clamp",
+        "operator": "boundary",
+        "original": "upper < lower",
+        "replacement": "upper <= lower",
+    }
+    files = {"limits.py": LIMITS}
+    generated = generate_for(tmp_path, files, "limits", functions=["clamp"], survivors=[survivor])
+    assert generated.text.endswith(
+        "def test_clamp_with_equal_lower_and_upper():\n    assert clamp(3, 3, 3) == 3\n"
+    )
+    assert run_pytest_in(generated.repo).returncode == 0

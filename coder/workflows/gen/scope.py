@@ -133,6 +133,18 @@ def changed_lines(repo: Path, ref: str, paths: list[str]) -> dict[str, set[int]]
 _HUNK = re.compile(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
+def changed_first(
+    targets: list[ModuleTarget], changed: dict[str, set[int]], sources: Mapping[str, str]
+) -> list[ModuleTarget]:
+    """Each module's functions with the changed lines in them first (a pull request's
+    own code is what its tests should check first)."""
+    for target in targets:
+        owners = functions_at(sources.get(target.path, ""), changed.get(target.path, set()))
+        touched = set(owners.values())
+        target.functions.sort(key=lambda name: name not in touched)  # stable
+    return targets
+
+
 def group_targets(
     targets: Iterable[Target], files: Mapping[str, bytes], limit: int
 ) -> list[ModuleTarget]:

@@ -29,7 +29,13 @@ from coder.workflows.gen.generation import Generation, deliver, gen_report
 from coder.workflows.gen.judge import Covered
 from coder.workflows.gen.module import ModuleOutcome, write_tests
 from coder.workflows.gen.options import GenOptions
-from coder.workflows.gen.scope import ModuleTarget, changed_lines, changed_modules, group_targets
+from coder.workflows.gen.scope import (
+    ModuleTarget,
+    changed_first,
+    changed_lines,
+    changed_modules,
+    group_targets,
+)
 from coder.workflows.gen.strength import Strength, after_scores, analyse, describe, with_survivors
 from coder.workflows.gen.tests_index import TestIndex
 from coder.workflows.hints import cannot_run, could_not_run, unimportable_project
@@ -140,7 +146,8 @@ def _targets(
         changed = changed_lines(session.repo, options.changed_since, paths)
     index = TestIndex.of(baseline, contexts)
     strength = analyse(session, sandbox, index, paths, options, changed)
-    return with_survivors(modules, strength, session.files.kept, options.max_targets), strength
+    modules = with_survivors(modules, strength, session.files.kept, options.max_targets)
+    return (changed_first(modules, changed, sources) if changed else modules), strength
 
 
 def _mutated_paths(

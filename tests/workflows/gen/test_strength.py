@@ -7,7 +7,7 @@ from pathlib import Path
 
 from coder.delivery.report import MutationScore
 from coder.workflows.gen.mutation import module_mutants
-from coder.workflows.gen.scope import changed_lines
+from coder.workflows.gen.scope import ModuleTarget, changed_first, changed_lines
 from coder.workflows.gen.tests_index import TestIndex
 from tests.helpers import git
 from tools import CoverageRun, TestCoverage, TestRun
@@ -91,3 +91,9 @@ def test_the_index_names_the_passing_tests_that_ran_a_line() -> None:
     ]
     assert index.tests_on("m.py", 10) == ["tests/test_m.py::TestScale::test_big"]
     assert index.tests_on("m.py", 11) == []
+
+
+def test_with_changed_lines_the_changed_functions_come_first() -> None:
+    target = ModuleTarget("m.py", "m", "tests/test_m.py", False, ["small", "scale"])
+    [ordered] = changed_first([target], {"m.py": {11}}, {"m.py": SOURCE})
+    assert ordered.functions == ["scale", "small"]

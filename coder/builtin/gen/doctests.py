@@ -131,9 +131,10 @@ def _needed(earlier: list[ast.stmt], check: ast.expr) -> list[ast.stmt]:
     wanted = _loaded(check)
     kept: list[ast.stmt] = []
     for stmt in reversed(earlier):
-        if _bound(stmt) & wanted or (_changed(stmt) & wanted):
+        bound = _bound(stmt)
+        if bound & wanted or (_changed(stmt) & wanted):
             kept.append(stmt)
-            wanted |= _loaded(stmt)
+            wanted = (wanted - bound) | _loaded(stmt)  # what it binds anew needs nothing before
     return kept[::-1]
 
 

@@ -64,6 +64,8 @@ def annotation_values(node: ast.expr) -> list[tuple[str, str]]:
         return _union(_members(node))
     name = _name(node.value if isinstance(node, ast.Subscript) else node)
     inner = _subscripts(node)
+    if _type_variable(name):
+        name = "int"
     if name in _SCALARS:
         return list(_SCALARS[name])
     if name == "Optional" and inner:

@@ -11,6 +11,7 @@ fails -> finish with the tests per target and the bugs.
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -18,12 +19,13 @@ from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
+from coder.builtin.gen.fold import Signatures, folded, signatures
 from coder.builtin.gen.goal import GenTarget
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
 from coder.builtin.gen.render import Rendered, asserted, render_bug_test, render_test
 from coder.builtin.gen.select import Aim, apart_from, choose, notices, possible_bugs
-from coder.builtin.gen.table import tabulated
+from coder.builtin.gen.table import table_name, tabulated
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, merged, test_names
 from coder.builtin.gen.types import Target
@@ -51,6 +53,8 @@ class GenPolicy:
         self.written = False
         self.existing = ""
         """The test file as it was, to leave out calls its tests already make."""
+        self.signatures: Signatures = {}
+        """The module's parameter names, to name the columns of folded tests."""
         self.pool: MutantPool | None = None
         self.aim = Aim()
         """What the tests chosen so far leave to do (lines, mutants)."""
@@ -69,6 +73,7 @@ class GenPolicy:
         yield from _add_call_sites(targets)
         uncovered = {line for lines in goal.uncovered_lines.values() for line in lines}
         self.pool = MutantPool(texts[goal.path], goal.path, goal.survivors, uncovered)
+        self.signatures = signatures(ast.parse(texts[goal.path]))
         self.aim = Aim(frozenset(uncovered), self.pool.ids())
         existing = texts.get(goal.test_file)
         self.existing = existing or ""
@@ -155,7 +160,8 @@ class GenPolicy:
         self.aim = self.aim.after(chosen, noticed or (lambda result: frozenset()))
         tables, single = tabulated(target, chosen, prefix, taken)
         rendered = [render_test(target, result, prefix, taken) for result in single]
-        kept = tables + [test for test in rendered if test is not None]
+        singles = [test for test in rendered if test is not None]
+        kept = tables + folded(singles, table_name(target), taken, self.signatures)
         kept += [test for test in marked if test is not None]
         if not kept:
             noticed_all = analysed and any(r.kind == "return" for r in results)

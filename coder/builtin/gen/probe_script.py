@@ -72,8 +72,12 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
     tracer = _LineTracer(str(module.__file__)) if spec.get("measure") else None
     try:
         with _quiet(), _frozen(call.get("freeze")):
+            if tracer is not None:  # what the test's set-up runs counts too
+                tracer.start()
             for statement in call["setup"]:
                 exec(statement, namespace)
+            if tracer is not None:
+                tracer.stop()
             record["before"] = _observe(namespace, call["observe"], module)
             record.update(_call(namespace, call, module, tracer))
     except _Timeout:
@@ -82,6 +86,8 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
         record["type"] = type(exc).__name__
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        if tracer is not None:
+            tracer.stop()
     if tracer is not None:
         record["_lines"] = sorted(tracer.lines)
         record["lines"] = _ranges(record["_lines"])

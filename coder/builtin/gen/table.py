@@ -138,8 +138,16 @@ def _call(
 
 
 def _name(target: Target, taken: set[str]) -> str:
-    base = f"test_{snake_case(target.name)}"
+    base = table_name(target)
     return base if base not in taken else f"{base}_examples"
+
+
+def table_name(target: Target) -> str:
+    """`test_shipping_cost`, `test_ordered_set_issubset`: a table's name says its target."""
+    if target.owner:
+        method = target.name.split(".")[-1]
+        return f"test_{snake_case(target.var)}_{snake_case(method)}"
+    return f"test_{snake_case(target.name)}"
 
 
 def _decorator(columns: list[str], values: list[list[str]]) -> str:

@@ -117,3 +117,38 @@ def test_a_long_line_is_split_at_its_last_bracket() -> None:
         "    }",
     ]
     assert laid_out("assert f(1) == 2", "    ", width=60) == ["    assert f(1) == 2"]
+
+
+SETS = '''\
+class Bag:
+    def __init__(self, items=()):
+        self.items = list(items)
+
+    def issubset(self, other):
+        """
+        >>> Bag([1, 2]).issubset([1, 2, 3])
+        True
+        >>> Bag([1, 2, 3, 4]).issubset([1, 2, 3])
+        False
+        """
+        if len(self.items) > len(other):
+            return False
+        return all(item in other for item in self.items)
+'''
+
+
+def test_examples_that_differ_only_in_literals_fold_into_one_table(tmp_path: Path) -> None:
+    # The column takes the constructor's parameter name; what all share stays written.
+    generated = generate(tmp_path, {"sets.py": SETS}, "sets")
+    assert generated.text.endswith(
+        "@pytest.mark.parametrize(\n"
+        '    ("items", "expected"),\n'
+        "    [\n"
+        "        ([1, 2], True),\n"
+        "        ([1, 2, 3, 4], False),\n"
+        "    ],\n"
+        ")\n"
+        "def test_bag_issubset(items, expected):\n"
+        "    assert Bag(items).issubset([1, 2, 3]) is expected\n"
+    )
+    assert run_pytest_in(generated.repo).returncode == 0

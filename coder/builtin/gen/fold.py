@@ -1,0 +1,235 @@
+"""Tests of one target that differ only in their literals, folded into one table:
+
+    def test_ordered_set_issubset_as_documented():
+        assert OrderedSet([1, 2, 3]).issubset({1, 2}) is False
+
+    def test_ordered_set_issubset_as_documented_2():
+        assert OrderedSet([1, 2, 3]).issubset({1, 2, 3, 4}) is True
+
+become
+
+    @pytest.mark.parametrize(
+        ("other", "expected"),
+        [
+            ({1, 2}, False),
+            ({1, 2, 3, 4}, True),
+        ],
+    )
+    def test_ordered_set_issubset(other, expected):
+        assert OrderedSet([1, 2, 3]).issubset(other) is expected
+
+This works on the rendered tests, so it serves what table.py cannot tabulate: methods
+with their set-up, doctest examples, errors. A literal the tests share stays written
+out; each one that varies is a column, named after the parameter it is passed as (the
+module's signatures say which), the variable it is assigned to, or `expected` for what
+the assert compares with. Tests with fixtures or marks stay as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+
+from coder.builtin.gen.layout import laid_out
+from coder.builtin.gen.render import Rendered
+from coder.builtin.gen.values import snake_case
+
+Signatures = dict[str, list[str]]
+"""Function or method name -> its parameter names (self and cls left out)."""
+_INDENT = "    "
+
+
+def signatures(tree: ast.Module) -> Signatures:
+    found: Signatures = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+            found.setdefault(node.name, [n for n in names if n not in ("self", "cls")])
+        elif isinstance(node, ast.ClassDef):
+            init = next((n for n in node.body if getattr(n, "name", "") == "__init__"), None)
+            if isinstance(init, ast.FunctionDef):
+                found.setdefault(node.name, [a.arg for a in init.args.args[1:]])
+    return found
+
+
+def folded(tests: list[Rendered], name: str, taken: set[str], known: Signatures) -> list[Rendered]:
+    """`tests` with each group that differs only in literals made one table named `name`
+    (made unique against `taken`)."""
+    shapes: dict[str, list[tuple[Rendered, _Shape]]] = {}
+    for test in tests:
+        shape = _shape(test)
+        if shape is not None:
+            shapes.setdefault(shape.skeleton, []).append((test, shape))
+    out: list[Rendered] = []
+    done: set[str] = set()
+    for test in tests:
+        group = next((g for g in shapes.values() if any(t is test for t, _ in g)), [])
+        if test.name in done:
+            continue
+        table = _table(group, name, taken, known) if len(group) > 1 else None
+        done |= {t.name for t, _ in group} if table is not None else {test.name}
+        out.append(table or test)
+    return out
+
+
+class _Shape:
+    """A test's body with its literals taken out."""
+
+    def __init__(self, source: str, body: list[ast.stmt], literals: list[ast.expr]) -> None:
+        self.source = source
+        self.body = body
+        self.literals = literals
+        self.texts = [_text(source, node) for node in literals]
+        self.skeleton = ast.dump(ast.Module(body, []))
+
+
+def _shape(test: Rendered) -> _Shape | None:
+    if not test.source.startswith("def ") or "()" not in test.source.split("\n", 1)[0]:
+        return None  # marked, or takes fixtures
+    try:
+        function = ast.parse(test.source).body[0]
+    except SyntaxError:
+        return None
+    if not isinstance(function, ast.FunctionDef):
+        return None
+    literals: list[ast.expr] = []
+    for stmt in function.body:
+        _take_literals(stmt, literals)
+    return _Shape(test.source, function.body, literals) if literals else None
+
+
+def _take_literals(node: ast.AST, found: list[ast.expr]) -> None:
+    """Replace each outermost literal under `node` by a placeholder, collecting it."""
+    for field, value in ast.iter_fields(node):
+        items = value if isinstance(value, list) else [value]
+        for index, item in enumerate(items):
+            if isinstance(item, ast.expr) and _literal(item):
+                found.append(item)
+                placeholder = ast.Name(f"_{len(found)}", ast.Load())
+                if isinstance(value, list):
+                    value[index] = placeholder
+                else:
+                    setattr(node, field, placeholder)
+            elif isinstance(item, ast.AST):
+                _take_literals(item, found)
+
+
+def _literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return not isinstance(node.value, str) or "\n" not in node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return all(_literal(item) for item in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _literal(k) for k in node.keys) and all(
+            _literal(v) for v in node.values
+        )
+    return False
+
+
+def _text(source: str, node: ast.expr) -> str:
+    text = ast.get_source_segment(source, node) or ast.unparse(node)
+    return " ".join(text.split()) if "\n" in text else text  # a split literal on one line
+
+
+def _table(
+    group: list[tuple[Rendered, _Shape]], name: str, taken: set[str], known: Signatures
+) -> Rendered | None:
+    first = group[0][1]
+    varying = [k for k in range(len(first.texts)) if len({s.texts[k] for _, s in group}) > 1]
+    if not varying:
+        return None
+    columns = _columns(first, varying, known)
+    trailing = "," * (len(varying) == 1)
+    rows = [f"({', '.join(shape.texts[k] for k in varying)}{trailing})," for _, shape in group]
+    body = _body(first, dict(zip(varying, columns, strict=True)))
+    if body is None:
+        return None
+    unique = name if name not in taken else f"{name}_examples"
+    taken.add(unique)
+    header = "(" + ", ".join(f'"{c}"' for c in columns) + ("," if len(columns) == 1 else "") + ")"
+    lines = ["@pytest.mark.parametrize(", f"{_INDENT}{header},", f"{_INDENT}["]
+    lines += [out for row in rows for out in laid_out(row, _INDENT * 2)]
+    lines += [f"{_INDENT}],", ")", f"def {unique}({', '.join(columns)}):", *body]
+    tests = [test for test, _ in group]
+    names = set().union(*(t.names for t in tests))
+    modules = set().union(*(t.modules for t in tests))
+    return Rendered(unique, "\n".join(lines) + "\n", names, True, modules)
+
+
+def _body(shape: _Shape, columns: dict[int, str]) -> list[str] | None:
+    """The first test's body lines with each varying literal replaced by its column."""
+    source = shape.source
+    lines = source.splitlines()
+    for index in sorted(columns, key=lambda k: _start(shape.literals[k]), reverse=True):
+        node = shape.literals[index]
+        if node.end_lineno is None or node.end_col_offset is None:
+            return None
+        head = lines[node.lineno - 1][: _column(lines[node.lineno - 1], node.col_offset)]
+        tail_line = lines[node.end_lineno - 1]
+        tail = tail_line[_column(tail_line, node.end_col_offset) :]
+        lines[node.lineno - 1 : node.end_lineno] = [head + columns[index] + tail]
+    return lines[1:]
+
+
+def _start(node: ast.expr) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _column(line: str, byte_offset: int) -> int:
+    """ast's UTF-8 byte column as a character column."""
+    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+def _columns(shape: _Shape, varying: list[int], known: Signatures) -> list[str]:
+    nodes = [node for stmt in shape.body for node in ast.walk(stmt)]
+    parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
+    placeholders = {n.id: n for n in nodes if isinstance(n, ast.Name) and n.id.startswith("_")}
+    used = [n.id for n in nodes if isinstance(n, ast.Name) and not n.id.startswith("_")]
+    names: list[str] = []
+    for index in varying:
+        node = placeholders.get(f"_{index + 1}")
+        wanted = _named(node, parents, known) if node is not None else "value"
+        names.append(_free(wanted, [*used, *names]))
+    return names
+
+
+def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> str:
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call):
+        callee = parent.func
+        called = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", "")
+        if called == "approx":  # pytest.approx(expected)
+            return _named(parent, parents, known)
+        for keyword_ in parent.keywords:
+            if keyword_.value is node and keyword_.arg:
+                return keyword_.arg
+        params = known.get(called, [])
+        position = next((n for n, arg in enumerate(parent.args) if arg is node), -1)
+        if 0 <= position < len(params):
+            return params[position]
+        return "value"
+    if isinstance(parent, ast.Compare) and parent.left is not node:
+        return "expected"
+    if isinstance(parent, ast.Compare):
+        return "item"
+    if isinstance(parent, ast.Subscript):
+        return "key"
+    if isinstance(parent, ast.Assign) and isinstance(parent.targets[0], ast.Name):
+        return parent.targets[0].id
+    if isinstance(parent, ast.keyword) and parent.arg:
+        return parent.arg
+    return "value"
+
+
+def _free(name: str, taken: list[str]) -> str:
+    """`name` in snake case, not a builtin's or keyword's name, not one taken already."""
+    name = snake_case(name) or "value"
+    if keyword.iskeyword(name) or name in dir(builtins):
+        name += "_"
+    found, number = name, 2
+    while found in taken:
+        found, number = f"{name}_{number}", number + 1
+    return found

@@ -1,174 +1,87 @@
-"""`coder gen --model builtin` against Pynguin on the gen_* fixtures, side by side.
+"""`coder gen --model builtin` against Pynguin 0.48 on real PyPI modules, side by side.
 
-For each fixture, in two fresh git copies: `python -m coder gen REPO --model builtin
---sandbox local --json --time-budget B` (applied to the copy), and Pynguin (from PyPI, in
-a virtualenv under the cache dir, made on first use) with `--maximum-search-time B` per
-module, B being `--budget` seconds per module for both (either is killed at 10x). Both
-may finish early: Pynguin once it covers everything, coder once every target is done.
-Then, with one interpreter for both, coverage.py runs pytest over the
-existing tests plus that tool's tests for branch and line coverage; the tool's tests and
-checks (`assert`s and `pytest.raises` blocks) are counted by reading them, and failures
-over two runs (a flaky test fails one). Prints a table and the ratios. Target: branch
-coverage at least Pynguin's, with fewer tests. Exit 0: it is a report.
+Each module of gen_modules.MODULES (pinned, from PyPI, 162-579 lines) becomes a fresh git
+repository with no tests, twice. In one, `python -m coder gen REPO --model builtin
+--sandbox local --json --time-budget B` writes and applies its tests; in the other,
+Pynguin (from PyPI, in a virtualenv under the cache dir) runs with `--maximum-search-time
+B` and its default mutation-analysis assertions, and its tests are copied into tests/.
+B is `--budget` seconds per module for both; either is killed at 10x (Pynguin also past
+8 GiB of address space: it grew past 15 GB on boltons.mathutils). Both may stop
+early. Then gen_scoring scores both suites the same way with one interpreter of its own:
+test functions and those that check nothing (read from the files), failures and flaky
+tests over 3 runs, branch coverage, and the mutation score by mutmut 3.8.1 (independent
+of coder's own mutants): every mutant mutmut makes in the module's functions (103 to
+794 per module, 1,979 in all; none capped), each run only against the tests that reach
+its function, capped at 600 s per suite. Wall time is the tool's whole run. The whole
+bench took 18 minutes on a 2-core machine.
 
-    python bench/bench_gen.py [--budget 30] [--only TEXT] [--cache DIR] [--no-pynguin] [--keep]
+Modules marked held out are printed and combined on their own: nobody tunes coder on
+them, and `--keep` keeps only the other modules' repositories. Targets (issue 14):
+mutation score and branch coverage at least Pynguin's on every module and combined, at
+most half its tests, 0 flaky. `--fixtures` runs the old comparison on the gen_* fixtures
+(existing tests included in every suite). Exit 0: it is a report.
+
+    python bench/bench_gen.py [--budget 60] [--only NAME,...] [--no-pynguin] [--cache DIR]
+                              [--keep [DIR]] [--fixtures]
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
-import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ["gen_pure", "gen_stateful", "gen_nondeterministic", "gen_buggy"]
+from gen_modules import (
+    FIXTURES,
+    MODULES,
+    Subject,
+    fixture_subject,
+    fresh_repo,
+    line_count,
+    module_subject,
+)
+from gen_scoring import Score, clean_env, score, scorer_venv
+
 PYNGUIN = "pynguin==0.48.0"
-PYNGUIN_PYTHONS = ["python3.12", "python3.11", "python3.10", "python3.13", "python3"]
+PYNGUIN_MEMORY = 8 << 30
+PYTHONS = ["python3.12", "python3.11", "python3.10", "python3.13", "python3"]
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "coder-bench"
+DEFAULT_KEEP = Path(tempfile.gettempdir()) / "bench_gen_repos"
 
 
 @dataclass
-class Outcome:
+class Row:
     tool: str
-    fixture: str
+    subject: Subject
+    repo: Path
     seconds: float = 0.0
-    tests: int = 0
-    checks: int = 0
-    branch: tuple[int, int] = (0, 0)
-    line: tuple[int, int] = (0, 0)
-    failed: int = 0
     note: str = ""
+    score: Score = field(default_factory=Score)
 
 
-def fresh_repo(fixture: str, dest: Path) -> Path:
-    repo = dest / fixture
-    shutil.copytree(
-        ROOT / "fixtures" / fixture,
-        repo,
-        ignore=shutil.ignore_patterns(".pytest_cache", "__pycache__", ".coder"),
-    )
-    for args in (
-        ["init", "-q"],
-        ["add", "-A"],
-        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "base"],
-    ):
-        subprocess.run(["git", *args], cwd=repo, check=True)
-    return repo
-
-
-def source_modules(repo: Path) -> list[str]:
-    """Dotted names of the modules under test: every .py outside tests/ but __init__."""
-    paths = [p.relative_to(repo) for p in repo.rglob("*.py")]
-    return sorted(
-        ".".join(p.with_suffix("").parts)
-        for p in paths
-        if p.parts[0] != "tests" and p.name != "__init__.py"
-    )
-
-
-def count_tests(files: list[Path]) -> tuple[int, int]:
-    """(test functions, checks): checks are asserts plus `pytest.raises` blocks."""
-    tests = checks = 0
-    for path in files:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                tests += node.name.startswith("test")
-            elif isinstance(node, ast.Assert):
-                checks += 1
-            elif isinstance(node, ast.With):
-                checks += sum("raises" in ast.unparse(item.context_expr) for item in node.items)
-    return tests, checks
-
-
-def _test_files(repo: Path) -> list[Path]:
-    return sorted((repo / "tests").rglob("test_*.py"))
-
-
-def _failures(output: str) -> int:
-    return sum(int(n) for n in re.findall(r"(\d+) (?:failed|errors?)\b", output))
-
-
-def measure(repo: Path, outcome: Outcome) -> None:
-    """Coverage of the modules under test by the whole suite, and failures over 2 runs."""
-    packages = sorted({name.split(".")[0] for name in source_modules(repo)})
-    pytest = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    run = [
-        sys.executable,
-        "-m",
-        "coverage",
-        "run",
-        "--branch",
-        f"--source={','.join(packages)}",
-        *pytest,
-    ]
-    first = subprocess.run(run, cwd=repo, capture_output=True, text=True, timeout=600)
-    second = subprocess.run(
-        [sys.executable, *pytest], cwd=repo, capture_output=True, text=True, timeout=600
-    )
-    outcome.failed = max(_failures(first.stdout), _failures(second.stdout))
-    report = subprocess.run(
-        [sys.executable, "-m", "coverage", "json", "-q", "-o", "-"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-    )
-    if report.returncode != 0:
-        outcome.note = outcome.note or f"coverage failed: {report.stderr.strip()[-200:]}"
-        return
-    totals = json.loads(report.stdout)["totals"]
-    outcome.branch = (totals["covered_branches"], totals["num_branches"])
-    outcome.line = (totals["covered_lines"], totals["num_statements"])
-
-
-def run_baseline(fixture: str, workdir: Path) -> Outcome:
-    repo = fresh_repo(fixture, workdir / "baseline")
-    outcome = Outcome("existing", fixture)
-    outcome.tests, outcome.checks = count_tests(_test_files(repo))
-    measure(repo, outcome)
-    return outcome
-
-
-def run_coder(fixture: str, workdir: Path, budget: int) -> Outcome:
-    repo = fresh_repo(fixture, workdir / "coder")
-    before = count_tests(_test_files(repo))
-    budget_s = budget * len(source_modules(repo))
-    command = [
-        sys.executable,
-        "-m",
-        "coder",
-        "gen",
-        str(repo),
-        "--model",
-        "builtin",
-        "--sandbox",
-        "local",
-        "--json",
-        "--time-budget",
-        str(budget_s),
-    ]
-    outcome = Outcome("coder", fixture)
+def run_coder(subject: Subject, workdir: Path, budget: int) -> Row:
+    row = Row("coder", subject, fresh_repo(subject, workdir / "coder"))
+    budget_s = budget * len(subject.sources)
+    command = [sys.executable, "-m", "coder", "gen", str(row.repo), "--model", "builtin"]
+    command += ["--sandbox", "local", "--json", "--time-budget", str(budget_s)]
     started = time.perf_counter()
     try:
         done = subprocess.run(
-            command, cwd=repo, capture_output=True, text=True, timeout=budget_s * 10
+            command, cwd=row.repo, capture_output=True, text=True, timeout=budget_s * 10
         )
-        outcome.note = _coder_note(done)
+        row.note = _coder_note(done)
     except subprocess.TimeoutExpired:
-        outcome.note = f"killed after {budget_s * 10}s"
-    outcome.seconds = time.perf_counter() - started
-    after = count_tests(_test_files(repo))
-    outcome.tests, outcome.checks = after[0] - before[0], after[1] - before[1]
-    measure(repo, outcome)
-    return outcome
+        row.note = f"killed after {budget_s * 10}s"
+    row.seconds = time.perf_counter() - started
+    return row
 
 
 def _coder_note(done: subprocess.CompletedProcess[str]) -> str:
@@ -176,8 +89,44 @@ def _coder_note(done: subprocess.CompletedProcess[str]) -> str:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
         return f"exit {done.returncode}: {(done.stderr or done.stdout).strip()[-160:]}"
-    bugs = report.get("possible_bugs") or []
-    return f"exit {done.returncode}, {len(bugs)} possible bug(s)"
+    bugs = len(report.get("possible_bugs") or [])
+    return f"{report.get('status')}" + (f", {bugs} possible bug(s)" if bugs else "")
+
+
+def run_pynguin(subject: Subject, workdir: Path, budget: int, exe: Path) -> Row:
+    row, notes = Row("pynguin", subject, fresh_repo(subject, workdir / "pynguin")), []
+    env = {**clean_env(), "PYNGUIN_DANGER_AWARE": "1"}
+    started = time.perf_counter()
+    for module in subject.modules:
+        out = workdir / "pynguin-out" / module
+        command = [str(exe), "--project-path", str(row.repo), "--module-name", module]
+        command += ["--output-path", str(out), "--maximum-search-time", str(budget)]
+        try:
+            done = subprocess.run(
+                command + ["--seed", "1"],
+                cwd=workdir,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=budget * 10,
+                preexec_fn=_memory_cap,
+            )
+            if done.returncode != 0:
+                notes.append(f"{module}: exit {done.returncode}")
+        except subprocess.TimeoutExpired:
+            notes.append(f"{module}: killed after {budget * 10}s")
+        # Renamed so they never clash with the existing tests' module names.
+        for index, generated in enumerate(sorted(out.glob("test_*.py"))):
+            target = row.repo / "tests" / f"test_pynguin_{module.replace('.', '_')}_{index}.py"
+            shutil.copy(generated, target)
+    row.seconds = time.perf_counter() - started
+    row.note = "; ".join(notes)
+    return row
+
+
+def _memory_cap() -> None:
+    """Pynguin's address space is capped: on one module it grew past 15 GB."""
+    resource.setrlimit(resource.RLIMIT_AS, (PYNGUIN_MEMORY, PYNGUIN_MEMORY))
 
 
 def pynguin_venv(cache: Path) -> tuple[Path | None, str]:
@@ -186,9 +135,9 @@ def pynguin_venv(cache: Path) -> tuple[Path | None, str]:
     exe = venv / "bin" / "pynguin"
     if exe.exists():
         return exe, ""
-    python = _compatible_python()
+    python = compatible_python()
     if python is None:
-        return None, f"no Python 3.10-3.15 found (tried {', '.join(PYNGUIN_PYTHONS)})"
+        return None, f"no Python 3.10-3.13 found (tried {', '.join(PYTHONS)})"
     print(f"installing {PYNGUIN} into {venv} with {python} ...", flush=True)
     subprocess.run([python, "-m", "venv", "--clear", str(venv)], check=True)
     done = subprocess.run(
@@ -200,135 +149,141 @@ def pynguin_venv(cache: Path) -> tuple[Path | None, str]:
     return exe, ""
 
 
-def _compatible_python() -> str | None:
-    probe = "import sys; print((3, 10) <= sys.version_info[:2] < (3, 16))"
-    for name in PYNGUIN_PYTHONS:
+def compatible_python() -> str | None:
+    probe = "import sys; print((3, 10) <= sys.version_info[:2] < (3, 14))"
+    for name in PYTHONS:
         path = shutil.which(name)
         if (
             path
-            and subprocess.run([path, "-c", probe], capture_output=True, text=True).stdout.strip()
+            and subprocess.run([path, "-c", probe], capture_output=True, text=True).stdout[:4]
             == "True"
         ):
             return path
     return None
 
 
-def run_pynguin(fixture: str, workdir: Path, budget: int, exe: Path) -> Outcome:
-    repo = fresh_repo(fixture, workdir / "pynguin")
-    outcome, files, notes = Outcome("pynguin", fixture), [], []
-    env = {**os.environ, "PYNGUIN_DANGER_AWARE": "1"}
-    started = time.perf_counter()
-    for module in source_modules(repo):
-        out = workdir / "pynguin-out" / fixture / module
-        command = [
-            str(exe),
-            "--project-path",
-            str(repo),
-            "--module-name",
-            module,
-            "--output-path",
-            str(out),
-            "--maximum-search-time",
-            str(budget),
-            "--seed",
-            "1",
-        ]
-        try:
-            done = subprocess.run(
-                command, cwd=workdir, env=env, capture_output=True, text=True, timeout=budget * 10
-            )
-            if done.returncode != 0:
-                notes.append(f"{module}: exit {done.returncode}")
-        except subprocess.TimeoutExpired:
-            notes.append(f"{module}: killed after {budget * 10}s")
-        # Renamed so they never clash with the existing tests' module names.
-        for index, generated in enumerate(sorted(out.glob("test_*.py"))):
-            target = repo / "tests" / f"test_pynguin_{module.replace('.', '_')}_{index}.py"
-            shutil.copy(generated, target)
-            files.append(target)
-    outcome.seconds = time.perf_counter() - started
-    outcome.tests, outcome.checks = count_tests(files)
-    outcome.note = "; ".join(notes)
-    measure(repo, outcome)
-    return outcome
+def _pct(part: tuple[int, int] | tuple[int | None, int]) -> str:
+    if part[0] is None or not part[1]:
+        return "n/a"
+    return f"{100 * part[0] / part[1]:.1f}%"
 
 
-def _pct(part: tuple[int, int]) -> str:
-    return f"{100 * part[0] / part[1]:.0f}%" if part[1] else "n/a"
+def _ratio(mine: float | None, theirs: float | None) -> str:
+    return f"{mine / theirs:.2f}x" if mine is not None and theirs else "n/a"
 
 
-def print_table(outcomes: list[Outcome]) -> None:
-    print(
-        f"\n{'fixture':<22}{'tool':<9}{'branch':>8}{'line':>7}{'tests':>7}{'checks':>8}"
-        f"{'failed':>8}{'secs':>7}  note"
+def _line(label: str, tool: str, s: Score, seconds: float, note: str = "") -> str:
+    killed = f"{s.killed}/{s.mutants}" if s.killed is not None else f"?/{s.mutants}"
+    return (
+        f"{label:<13}{tool:<9}{killed:>9}{_pct((s.killed, s.mutants)):>8}{_pct(s.branch):>8}"
+        f"{s.tests:>7}{s.silent:>8}{s.failed:>6}{s.flaky:>7}{seconds:>8.1f}  {note}"
     )
-    for o in outcomes:
-        print(
-            f"{o.fixture:<22}{o.tool:<9}{_pct(o.branch):>8}{_pct(o.line):>7}{o.tests:>7}"
-            f"{o.checks:>8}{o.failed:>8}{o.seconds:>7.1f}  {o.note}"
-        )
 
 
-def print_ratios(outcomes: list[Outcome]) -> None:
+def _total(rows: list[Row]) -> Score:
+    total = Score(killed=0)
+    for r in rows:
+        s = r.score
+        total.killed = None if total.killed is None or s.killed is None else total.killed + s.killed
+        total.mutants += s.mutants
+        total.branch = (total.branch[0] + s.branch[0], total.branch[1] + s.branch[1])
+        for name in ("tests", "silent", "failed", "flaky"):
+            setattr(total, name, getattr(total, name) + getattr(s, name))
+    return total
+
+
+def _ratios(label: str, coder: Score, coder_s: float, pynguin: Score, pynguin_s: float) -> str:
+    def rate(s: Score) -> float | None:
+        return s.killed / s.mutants if s.killed is not None and s.mutants else None
+
+    def cover(s: Score) -> float | None:
+        return s.branch[0] / s.branch[1] if s.branch[1] else None
+
+    return (
+        f"{label:<13}{'ratio':<9}{'':>9}{_ratio(rate(coder), rate(pynguin)):>8}"
+        f"{_ratio(cover(coder), cover(pynguin)):>8}{_ratio(coder.tests, pynguin.tests):>7}"
+        f"{'':>8}{'':>6}{'':>7}{_ratio(coder_s, pynguin_s):>8}  coder/pynguin"
+    )
+
+
+def print_section(title: str, rows: list[Row]) -> None:
+    print(f"\n== {title}")
+    print(
+        f"{'module':<13}{'tool':<9}{'killed':>9}{'mut%':>8}{'branch':>8}{'tests':>7}"
+        f"{'silent':>8}{'fail':>6}{'flaky':>7}{'secs':>8}  note"
+    )
+    names = list(dict.fromkeys(r.subject.name for r in rows))
+    by = {(r.subject.name, r.tool): r for r in rows}
+    for name in names:
+        for tool in ("existing", "coder", "pynguin"):
+            if (row := by.get((name, tool))) is not None:
+                print(_line(name, tool, row.score, row.seconds, row.note or row.score.note))
+        if (name, "coder") in by and (name, "pynguin") in by:
+            c, p = by[name, "coder"], by[name, "pynguin"]
+            print(_ratios(name, c.score, c.seconds, p.score, p.seconds))
     totals = {}
     for tool in ("existing", "coder", "pynguin"):
-        mine = [o for o in outcomes if o.tool == tool]
+        mine = [r for r in rows if r.tool == tool]
         if mine:
-            covered = sum(o.branch[0] for o in mine), sum(o.branch[1] for o in mine)
-            totals[tool] = (covered, sum(o.tests for o in mine), sum(o.checks for o in mine))
-            print(
-                f"{'all':<22}{tool:<9}{_pct(covered):>8}{'':>7}{totals[tool][1]:>7}"
-                f"{totals[tool][2]:>8}"
-            )
-    if "coder" not in totals or "pynguin" not in totals:
-        return
-    (coder_cov, coder_tests, _), (pyn_cov, pyn_tests, _) = totals["coder"], totals["pynguin"]
-    coverage_ok = coder_cov[0] >= pyn_cov[0]
-    fewer = coder_tests < pyn_tests
-    ratio = f"{coder_tests / pyn_tests:.2f}x" if pyn_tests else "n/a"
-    print(
-        f"\nbranches covered coder/pynguin: {coder_cov[0]}/{pyn_cov[0]} "
-        f"({'OK' if coverage_ok else 'BELOW'}: target at least Pynguin's)"
-    )
-    print(
-        f"tests coder/pynguin: {coder_tests}/{pyn_tests} = {ratio} "
-        f"({'OK' if fewer else 'NOT FEWER'}: target fewer)"
-    )
+            totals[tool] = (_total(mine), sum(r.seconds for r in mine))
+            print(_line("combined", tool, *totals[tool]))
+    if "coder" in totals and "pynguin" in totals:
+        print(_ratios("combined", *totals["coder"], *totals["pynguin"]))
+
+
+def subjects(args: argparse.Namespace) -> list[Subject]:
+    wanted = {n for n in args.only.split(",") if n}
+    if args.fixtures:
+        return [fixture_subject(f) for f in FIXTURES if not wanted or f in wanted]
+    return [module_subject(m, args.cache) for m in MODULES if not wanted or m.name in wanted]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budget", type=int, default=30, help="seconds per module")
-    parser.add_argument("--only", default="", help="only fixtures whose name has this")
+    parser.add_argument("--budget", type=int, default=60, help="seconds per module, each tool")
+    parser.add_argument("--only", default="", help="comma-separated module (or fixture) names")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--no-pynguin", action="store_true")
-    parser.add_argument("--keep", action="store_true", help="keep the copies to read")
+    parser.add_argument("--keep", nargs="?", type=Path, const=DEFAULT_KEEP, default=None)
+    parser.add_argument("--fixtures", action="store_true", help="the gen_* fixtures instead")
     args = parser.parse_args()
-    if (
-        subprocess.run(
-            [sys.executable, "-m", "coverage", "--version"], capture_output=True
-        ).returncode
-        != 0
-    ):
-        print("coverage.py is not installed here: pip install coverage")
+    started = time.perf_counter()
+    python = compatible_python() or sys.executable
+    scorer, why = scorer_venv(args.cache, python)
+    if scorer is None:
+        print(f"cannot score: {why}")
         return 0
     exe, why = (None, "skipped (--no-pynguin)") if args.no_pynguin else pynguin_venv(args.cache)
     if exe is None:
         print(f"Pynguin cannot run: {why}. Reporting coder's figures only.")
-    outcomes: list[Outcome] = []
-    with tempfile.TemporaryDirectory(prefix="coder-bench-gen-") as tmp_dir:
-        tmp = tempfile.mkdtemp(prefix="coder-bench-gen-") if args.keep else tmp_dir
-        for fixture in (f for f in FIXTURES if args.only in f):
-            workdir = Path(tmp) / fixture
-            outcomes.append(run_baseline(fixture, workdir))
-            outcomes.append(run_coder(fixture, workdir, args.budget))
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="coder-bench-gen-") as tmp:
+        for subject in subjects(args):
+            keep = args.keep is not None and not subject.held_out
+            workdir = (args.keep if keep else Path(tmp)) / subject.name
+            shutil.rmtree(workdir, ignore_errors=True)
+            held = ", held out" if subject.held_out else ""
+            print(f"{subject.name} ({line_count(subject)} lines{held}) ...", flush=True)
+            if args.fixtures:
+                rows.append(Row("existing", subject, fresh_repo(subject, workdir / "existing")))
+            rows.append(run_coder(subject, workdir, args.budget))
             if exe is not None:
-                outcomes.append(run_pynguin(fixture, workdir, args.budget, exe))
-            print(f"done {fixture}", flush=True)
-    print_table(outcomes)
-    print_ratios(outcomes)
-    if args.keep:
-        print(f"copies kept in {tmp}")
+                rows.append(run_pynguin(subject, workdir, args.budget, exe))
+        for row in rows:
+            print(f"scoring {row.subject.name} / {row.tool} ...", flush=True)
+            row.score = score(row.repo, row.subject.sources, scorer)
+    title = "gen_* fixtures" if args.fixtures else "modules tuned on"
+    print_section(title, [r for r in rows if not r.subject.held_out])
+    if held_out := [r for r in rows if r.subject.held_out]:
+        print_section("HELD OUT (nobody tunes on these)", held_out)
+    print(
+        "\nkilled: mutants mutmut 3.8.1 made in the module's functions that the suite "
+        "detects (fails or times out); silent: tests that check nothing; fail/flaky: "
+        f"tests failing in all/some of 3 runs; secs: the tool's wall time. "
+        f"Whole bench: {time.perf_counter() - started:.0f} s."
+    )
+    if args.keep is not None:
+        print(f"repositories of the modules tuned on kept in {args.keep}")
     return 0
 
 

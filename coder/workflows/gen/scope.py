@@ -29,6 +29,8 @@ class ModuleTarget:
     uncovered_branches: int = 0
     mutants: ModuleMutants | None = None
     """Its mutants, and which ones no test kills yet (None: not analysed)."""
+    round: int = 1
+    """Which pass over the modules this is (a later one may try wider inputs)."""
 
     @property
     def missing(self) -> int:
@@ -55,7 +57,13 @@ class ModuleTarget:
         if not functions:
             return None
         kept = {name: lines.get(name, []) for name in functions}
-        return replace(self, functions=functions, uncovered_lines=kept, test_file_exists=True)
+        return replace(
+            self,
+            functions=functions,
+            uncovered_lines=kept,
+            test_file_exists=True,
+            round=self.round + 1,
+        )
 
     def survivors(self) -> list[dict[str, Any]]:
         """The mutants no test kills yet, for the generator and the model."""
@@ -83,6 +91,7 @@ class ModuleTarget:
                 "functions": list(self.functions),
                 "uncovered_lines": {name: list(ls) for name, ls in self.uncovered_lines.items()},
                 "survivors": self.survivors(),
+                "round": self.round,
             }
         }
 

@@ -207,3 +207,34 @@ def test_the_summary_shows_the_score_and_what_no_test_checks(
     assert "mutation score" in out and "injected bugs noticed" in out
     assert "behaviour no test checks" in out
     assert 'limits.py:3: `"high is below low"` -> `""`' in out
+
+
+MATCHED = """
+
+def test_clamp_names_an_empty_range():
+    with pytest.raises(ValueError, match="high is below low"):
+        clamp(1, 5, 0)
+"""
+
+
+def test_time_left_in_the_budget_goes_to_another_pass(tmp_path: Path) -> None:
+    done = [{"tool_calls": [{"name": "finish", "arguments": {"summary": "nothing more"}}]}]
+    second = LIMITS_TESTS + POINT + MATCHED
+    write_second = {
+        "name": "write_file",
+        "arguments": {"path": "tests/test_limits.py", "content": second},
+    }
+    replies = [*_write(POINT), {"tool_calls": [write_second]}, *done, *done]
+    model = ScriptedModel(replies)
+    repo = _repo(tmp_path)
+    settings = load_settings(repo, {"sandbox": "local"}, environ={})
+    options = GenOptions(reruns=1, dry_run=True, time_budget=600)
+    report = gen_repo(settings, repo, options, RunHooks(warn=lambda _: None), model)
+    assert report.tests_added == [
+        "tests/test_limits.py::test_clamp_to_a_single_point",
+        "tests/test_limits.py::test_clamp_names_an_empty_range",
+    ]
+    rounds = [r[1]["_data"]["target"]["round"] for r in model.requests if len(r) == 2]
+    assert rounds == [1, 2, 3]  # the third pass kept nothing, so there is no fourth
+    assert report.mutation_after and report.mutation_before
+    assert report.mutation_after.killed == report.mutation_before.killed + 2

@@ -154,6 +154,7 @@ def test_only_tests_that_pass_every_filter_are_kept_and_the_rest_fed_back(
     assert "test_add:" not in feedback and "test_clamp_below_low" not in feedback
     target = model.requests[0][1]["_data"]["target"]
     survivors = target.pop("survivors")  # the mutants no test kills yet: every one, here
+    assert target.pop("round") == 1
     assert target == {
         "path": "calc.py",
         "module": "calc",

@@ -7,19 +7,28 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from coder.builtin.gen.calls import Call, plan_calls
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
 from coder.builtin.gen.examples import doctest_calls
-from coder.builtin.gen.operators import OPERATOR_FORMS, STATEMENT_FORMS
+from coder.builtin.gen.objects import constructor, instances, observers
+from coder.builtin.gen.operators import BINARY, OPERATOR_FORMS, STATEMENT_FORMS
 from coder.builtin.gen.params import Param, params_of
-from coder.builtin.gen.types import Function, Probe, Target, is_dunder, is_generator, wrapped
-from coder.builtin.gen.values import snake_case
+from coder.builtin.gen.types import (
+    Function,
+    Probe,
+    Target,
+    decorators,
+    is_dunder,
+    is_generator,
+    methods,
+    wrapped,
+)
+from coder.builtin.gen.values import safe_name, snake_case
 
-MAX_OBSERVERS = 6
 _ADDER = re.compile(r"^(add|put|push|append|insert|set|register|deposit|store|load)")
-_MUTATOR = re.compile(r"^(pop|clear|reset|remove|delete|add|set|update|push|append|close|run)")
 
 
 def with_inherited(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> ast.ClassDef:
@@ -50,21 +59,21 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
     if is_dunder(method) and method != "__init__" and not spelled:
         target.skip = "a special method called by syntax the builtin generator does not write"
         return target
-    constants = facts.constants
-    ctor = _constructor(cls, constants)
+    ctor = constructor(cls, facts)
     scenarios = doctest_probes(node, method, facts.names) if node is not None else []
     if ctor is None and not scenarios:
         target.skip = f"no input could be derived for {cls.name}()"
         return target
-    target.var = snake_case(cls.name)
-    target.observers = _observers(cls, target.var)
+    target.var = safe_name(snake_case(cls.name))
+    target.observers = observers(cls, target.var)
     target.span = (node or cls).lineno, (node or cls).end_lineno or cls.lineno
     if method == "__init__":
         target.init = True
-        target.probes = [Probe(c) for c in plan_calls(cls.name, ctor or [])]
+        made = plan_calls(cls.name, ctor or [])
+        target.probes = [Probe(c) for c in made + instances(cls, facts, made[0])] if made else []
         return target
     assert node is not None
-    planned = _method_probes(cls, node, target.var, ctor, constants) if ctor is not None else []
+    planned = _method_probes(cls, node, target.var, ctor, facts) if ctor is not None else []
     target.probes = [*planned[:1], *scenarios, *planned[1:]]
     if not target.probes:
         target.skip = "no input could be derived for its parameters"
@@ -72,122 +81,63 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
 
 
 def _method_probes(
-    cls: ast.ClassDef, node: Function, var: str, ctor: list[Param], constants: dict[str, object]
+    cls: ast.ClassDef, node: Function, var: str, ctor: list[Param], facts: ModuleFacts
 ) -> list[Probe]:
-    kind = _decorators(node)
+    """The method's calls on an instance built each way the module builds one (and filled
+    by its adder): the first call on every instance, the others on the most telling one."""
+    kind = decorators(node)
     if "staticmethod" in kind or "classmethod" in kind:
         callee, method, qualified = f"{cls.name}.{node.name}", "classmethod" in kind, True
     else:
         callee, method, qualified = f"{var}.{node.name}", True, False
-    params = params_of(node, method, constants)
+    params = params_of(node, method, facts)
     if "property" in kind:
         calls = [Call(callee, label="", qualified=False, attribute=True)]
     else:
         calls = doctest_calls(node, node.name, callee, [p.name for p in params])
-        calls = [Call(**{**c.__dict__, "qualified": qualified}) for c in calls]
+        calls = [replace(c, qualified=qualified) for c in calls]
         calls += plan_calls(callee, params, qualified)
     calls = [wrapped(call, "list" if is_generator(node) else "") for call in calls]
-    new = Call(cls.name, *_typical(plan_calls(cls.name, ctor)[0]))
-    fillers = [(new, f) for f in _fillers(cls, node, var, constants)] if not qualified else []
-    setups: list[tuple[Call, ...]] = [(new,), *fillers]
-    probes = [Probe(calls[0], setup) for setup in setups] if calls else []
-    return probes + [Probe(call, setups[-1]) for call in calls[1:]]
+    typical = plan_calls(cls.name, ctor)[0]
+    new = Call(cls.name, typical.args, typical.kwargs)
+    others = instances(cls, facts, new) if not qualified else []
+    fillers = [(new, f) for f in _fillers(cls, node, var, facts)] if not qualified else []
+    setups: list[tuple[Call, ...]] = [(new,), *fillers, *[(other,) for other in others]]
+    if _takes_another(node, params) and not qualified:
+        base = calls[0] if calls else Call(callee, qualified=False)
+        calls = [_with_operand(base, made, cls.name) for made in [new, *others]] + calls
+    firsts = [c for c in calls if c.uses][: len(others) + 1] or calls[:1]
+    probes = [Probe(call, setup) for call in firsts for setup in setups]
+    richest = (others[0],) if others else setups[-1]
+    return probes + [Probe(call, richest) for call in calls if call not in firsts]
 
 
-def _typical(call: Call) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    return call.args, call.kwargs
+def _takes_another(node: Function, params: list[Param]) -> bool:
+    """An operator's other operand, or a method's one `other` argument: most often an
+    object of the same class."""
+    if node.name in BINARY:
+        return True
+    return len(params) == 1 and params[0].name in ("other", "that", "rhs", "others")
 
 
-def _fillers(
-    cls: ast.ClassDef, target: Function, var: str, constants: dict[str, object]
-) -> list[Call]:
+def _with_operand(call: Call, made: Call, name: str) -> Call:
+    """`var == Cls(...)`: a special method's other operand built like the instance."""
+    label = f"another_{snake_case(name)}"
+    return replace(
+        call, args=(made.source(),), kwargs=(), label=label, origin="guess", uses=(name,)
+    )
+
+
+def _fillers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts) -> list[Call]:
     """A typical call of the class's adder (`add`, `push`, ...) to fill a fresh instance."""
     for node in methods(cls):
         adder = _ADDER.match(node.name) or node.name == "__setitem__"
         if node is target or not adder or (node.name.startswith("_") and not is_dunder(node.name)):
             continue
-        calls = plan_calls(f"{var}.{node.name}", params_of(node, True, constants), False)
+        calls = plan_calls(f"{var}.{node.name}", params_of(node, True, facts), False)
         if calls and (calls[0].args or calls[0].kwargs):
             return [calls[0]]
     return []
-
-
-def _constructor(cls: ast.ClassDef, constants: dict[str, object]) -> list[Param] | None:
-    init = next((m for m in methods(cls) if m.name == "__init__"), None)
-    if init is not None:
-        params = params_of(init, True, constants)
-    elif "dataclass" in _decorators(cls):
-        params = _dataclass_params(cls, constants)
-    else:
-        params = []
-    return params if plan_calls(cls.name, params) else None
-
-
-def _dataclass_params(cls: ast.ClassDef, constants: dict[str, object]) -> list[Param]:
-    """A dataclass's fields as the parameters of a function, so they get values the same way."""
-    fields = [
-        node
-        for node in cls.body
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-        if "ClassVar" not in ast.unparse(node.annotation)
-    ]
-    source = ", ".join(
-        f"{ast.unparse(f.target)}: {ast.unparse(f.annotation)}"
-        + (f" = {ast.unparse(f.value)}" if f.value is not None else "")
-        for f in fields
-    )
-    stub = ast.parse(f"def __init__(self, {source}): pass").body[0]
-    assert isinstance(stub, Function)
-    return params_of(stub, True, constants)
-
-
-def _observers(cls: ast.ClassDef, var: str) -> list[str]:
-    """Expressions that show an instance's state: zero-argument queries, properties,
-    public attributes set in __init__, len()."""
-    found: list[str] = []
-    for node in methods(cls):
-        kind = _decorators(node)
-        if node.name == "__init__":
-            found += [f"{var}.{attr}" for attr in _public_attributes(node)]
-        elif node.name == "__len__":
-            found.append(f"len({var})")
-        elif node.name.startswith("_") or _MUTATOR.match(node.name):
-            continue
-        elif "property" in kind:
-            found.append(f"{var}.{node.name}")
-        elif _is_query(node, kind):
-            found.append(f"{var}.{node.name}()")
-    return list(dict.fromkeys(found))[:MAX_OBSERVERS]
-
-
-def _is_query(node: Function, decorators: set[str]) -> bool:
-    """A method called with no arguments that returns something."""
-    returns_none = node.returns is not None and ast.unparse(node.returns) == "None"
-    return (
-        len(node.args.args) == 1
-        and not node.args.posonlyargs
-        and not decorators
-        and not returns_none
-    )
-
-
-def _public_attributes(init: Function) -> list[str]:
-    return [
-        target.attr
-        for node in ast.walk(init)
-        if isinstance(node, ast.Assign | ast.AnnAssign)
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-        if target.value.id == "self" and not target.attr.startswith("_")
-    ]
-
-
-def methods(cls: ast.ClassDef) -> list[Function]:
-    return [node for node in cls.body if isinstance(node, Function)]
-
-
-def _decorators(node: Function | ast.ClassDef) -> set[str]:
-    return {ast.unparse(d).split("(")[0].split(".")[-1] for d in node.decorator_list}
 
 
 def _is_exception(cls: ast.ClassDef) -> bool:

@@ -25,10 +25,13 @@ class ModuleFacts:
     constants: dict[str, object] = field(default_factory=dict)
     names: set[str] = field(default_factory=set)
     """The names the module binds at its top level (functions, classes, imports...)."""
+    tree: ast.Module = field(default_factory=lambda: ast.Module([], []))
+    aliases: dict[str, ast.expr] = field(default_factory=dict)
+    """Type aliases (`SetLike = Union[AbstractSet[T], Sequence[T]]`)."""
 
     @classmethod
     def of(cls, tree: ast.Module) -> ModuleFacts:
-        return cls(module_constants(tree), top_level_names(tree))
+        return cls(module_constants(tree), top_level_names(tree), tree, type_aliases(tree))
 
 
 def top_level_names(tree: ast.Module) -> set[str]:
@@ -44,4 +47,24 @@ def top_level_names(tree: ast.Module) -> set[str]:
                 for n in ast.walk(node)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
             }
+    return found
+
+
+_TYPING = {"Union", "Optional", "List", "Dict", "Set", "Tuple", "Sequence", "Iterable", "Mapping"}
+_TYPING |= {"AbstractSet", "Callable", "Literal", "list", "dict", "set", "tuple", "frozenset"}
+
+
+def type_aliases(tree: ast.Module) -> dict[str, ast.expr]:
+    """`Name = Union[...]`-style assignments at the module's top level (and `TypeAlias`)."""
+    found: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        subscript = isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
+        if isinstance(target, ast.Name) and subscript and value.value.id in _TYPING:  # type: ignore[attr-defined]
+            found[target.id] = value
     return found

@@ -28,12 +28,10 @@ the assert compares with. Tests with fixtures or marks stay as they are.
 from __future__ import annotations
 
 import ast
-import builtins
-import keyword
 
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.render import Rendered
-from coder.builtin.gen.values import snake_case
+from coder.builtin.gen.values import safe_name, snake_case
 
 Signatures = dict[str, list[str]]
 """Function or method name -> its parameter names (self and cls left out)."""
@@ -226,9 +224,7 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
 
 def _free(name: str, taken: list[str]) -> str:
     """`name` in snake case, not a builtin's or keyword's name, not one taken already."""
-    name = snake_case(name) or "value"
-    if keyword.iskeyword(name) or name in dir(builtins):
-        name += "_"
+    name = safe_name(snake_case(name) or "value")
     found, number = name, 2
     while found in taken:
         found, number = f"{name}_{number}", number + 1

@@ -9,6 +9,7 @@ predicate). The first value is the typical one; the rest are edges to tell behav
 from __future__ import annotations
 
 import ast
+import copy
 
 from coder.builtin.literals import is_parsed, node_value
 
@@ -35,6 +36,8 @@ _SCALARS: dict[str, list[tuple[str, str]]] = {
     "bool": [("True", ""), ("False", "")],
     "bytes": [('b"abc"', ""), ('b""', ""), ('b"\\x00\\xff"', "binary_{p}")],
     "None": [("None", "")],
+    "slice": [("slice(1, 3)", "slice_of_{p}"), ("slice(None)", "whole_{p}")]
+    + [("slice(None, None, -1)", "reversed_{p}")],
     "Any": [("3", ""), ('"abc"', ""), ("[3, 1, 2]", ""), ("None", "")],
 }
 _SCALARS["object"] = _SCALARS["Any"]
@@ -75,6 +78,23 @@ def annotation_values(node: ast.expr) -> list[tuple[str, str]]:
     if name == "Literal":
         return [(ast.unparse(item), "") for item in inner if is_parsed(node_value(item))]
     return [(source, "") for source in _containers(name, inner)]
+
+
+def resolved(node: ast.expr, aliases: dict[str, ast.expr]) -> ast.expr:
+    """`node` with the module's type aliases written out (a string annotation parsed)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return node
+    if not aliases:
+        return node
+
+    class _Expand(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> ast.AST:
+            return aliases.get(name.id, name)
+
+    return ast.fix_missing_locations(_Expand().visit(copy.deepcopy(node)))  # type: ignore[no-any-return]
 
 
 def _containers(name: str, inner: list[ast.expr]) -> list[str]:

@@ -1,26 +1,89 @@
-"""Special methods as a person calls them: `cart["abc"]`, `a == b`, `len(cart)`, not
-`cart.__getitem__("abc")`."""
+"""Special methods as a person calls them: `cart["abc"]`, `a == b`, `a & b`, `-a`,
+`len(cart)`, `hash(a)`, not `cart.__getitem__("abc")`."""
 
 from __future__ import annotations
 
-OPERATOR_FORMS = {
+import re
+
+_BINARY = {
+    "__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__gt__": ">",
+    "__ge__": ">=", "__and__": "&", "__or__": "|", "__xor__": "^", "__lshift__": "<<",
+    "__rshift__": ">>", "__add__": "+", "__sub__": "-", "__mul__": "*", "__matmul__": "@",
+    "__truediv__": "/", "__floordiv__": "//", "__mod__": "%", "__pow__": "**",
+}  # fmt: skip
+_REFLECTED = {
+    "__radd__": "+", "__rsub__": "-", "__rmul__": "*", "__rtruediv__": "/",
+    "__rfloordiv__": "//", "__rmod__": "%", "__rpow__": "**", "__rand__": "&",
+    "__ror__": "|", "__rxor__": "^", "__rlshift__": "<<", "__rrshift__": ">>",
+    "__rmatmul__": "@",
+}  # fmt: skip
+_IN_PLACE = {
+    "__iadd__": "+=", "__isub__": "-=", "__imul__": "*=", "__itruediv__": "/=",
+    "__ifloordiv__": "//=", "__imod__": "%=", "__iand__": "&=", "__ior__": "|=",
+    "__ixor__": "^=", "__ilshift__": "<<=", "__irshift__": ">>=", "__imatmul__": "@=",
+}  # fmt: skip
+OPERATOR_FORMS: dict[str, tuple[int, str]] = {
     "__getitem__": (1, "{obj}[{0}]"),
     "__contains__": (1, "{0} in {obj}"),
     "__len__": (0, "len({obj})"),
     "__iter__": (0, "list({obj})"),
+    "__reversed__": (0, "list(reversed({obj}))"),
+    "__next__": (0, "next({obj})"),
     "__repr__": (0, "repr({obj})"),
     "__str__": (0, "str({obj})"),
     "__bool__": (0, "bool({obj})"),
+    "__hash__": (0, "hash({obj})"),
+    "__int__": (0, "int({obj})"),
+    "__float__": (0, "float({obj})"),
+    "__abs__": (0, "abs({obj})"),
+    "__round__": (0, "round({obj})"),
+    "__copy__": (0, "copy.copy({obj})"),
+    "__deepcopy__": (-2, "copy.deepcopy({obj})"),
+    "__getstate__": (0, "copy.copy({obj})"),
+    "__setstate__": (-2, "copy.copy({obj})"),
+    "__reduce__": (0, "copy.copy({obj})"),
+    "__reduce_ex__": (-2, "copy.copy({obj})"),
+    "__neg__": (0, "-{obj}"),
+    "__pos__": (0, "+{obj}"),
+    "__invert__": (0, "~{obj}"),
     "__call__": (-1, "{obj}({args})"),
+    **{name: (1, f"{{obj}} {op} {{0}}") for name, op in _BINARY.items()},
+    **{name: (1, f"{{0}} {op} {{obj}}") for name, op in _REFLECTED.items()},
 }
 """Special methods as a person calls them: `cart["abc"]`, not `cart.__getitem__("abc")`."""
-STATEMENT_FORMS = {"__setitem__": (2, "{obj}[{0}] = {1}"), "__delitem__": (1, "del {obj}[{0}]")}
-"""The same for statements (set-up only: a probe's call must be an expression)."""
+STATEMENT_FORMS: dict[str, tuple[int, str]] = {
+    "__setitem__": (2, "{obj}[{0}] = {1}"),
+    "__delitem__": (1, "del {obj}[{0}]"),
+    **{name: (1, f"{{obj}} {op} {{0}}") for name, op in _IN_PLACE.items()},
+}
+"""The same for statements: their value is None, their effect shows in the object."""
+BINARY = frozenset([*_BINARY, *_REFLECTED, *_IN_PLACE])
+"""The special methods whose argument is most often another object of the same class."""
 
 
 def operator_form(owner: str, method: str, args: list[str]) -> str | None:
-    """`owner.method(args)` spelled with the syntax that calls it, if it has one."""
+    """`owner.method(args)` spelled with the syntax that calls it, if it has one (a
+    count of -2: whatever the arguments, as `copy.copy(x)` calls `__setstate__`)."""
     form = OPERATOR_FORMS.get(method) or STATEMENT_FORMS.get(method)
-    if form is None or form[0] not in (-1, len(args)):
+    if form is None or form[0] not in (-1, -2, len(args)):
         return None
+    if method in ("__getitem__", "__setitem__", "__delitem__") and args:
+        args = [_sliced(args[0]), *args[1:]]
     return form[1].format(*args, obj=owner, args=", ".join(args))
+
+
+def needed_modules(source: str) -> set[str]:
+    """The standard modules a spelled special method uses (`copy.copy(x)`)."""
+    return {"copy"} if "copy.copy(" in source or "copy.deepcopy(" in source else set()
+
+
+def _sliced(arg: str) -> str:
+    """`slice(1, 3)` as a subscript writes it: `1:3` (`slice(None)` is `:`)."""
+    match = re.fullmatch(r"slice\(([^()]*)\)", arg.strip())
+    if match is None:
+        return arg
+    parts = [part.strip() for part in match.group(1).split(",")]
+    parts = [("" if part == "None" else part) for part in parts]
+    if len(parts) == 1:
+        parts = ["", parts[0]]
+    return ":".join(parts)

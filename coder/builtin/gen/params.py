@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.usage import text_values, usage_hint
 from coder.builtin.gen.values import (
     CHARACTER,
@@ -33,7 +35,7 @@ class Param:
     """Later parameters the body compares this one with (`if upper < lower`)."""
 
 
-def params_of(node: ast.FunctionDef, method: bool, constants: dict[str, object]) -> list[Param]:
+def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[Param]:
     """The parameters a call may pass (self, *args and **kwargs left out), with values."""
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args][1 if method else 0 :]
@@ -43,9 +45,9 @@ def params_of(node: ast.FunctionDef, method: bool, constants: dict[str, object])
         (arg, default, True)
         for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
     ]
-    hinted = {arg.arg: _hinted(node, arg, default is not None) for arg, default, _ in pairs}
+    hinted = {arg.arg: _hinted(node, arg, default is not None, facts) for arg, default, _ in pairs}
     texts = {name for name, values in hinted.items() if values and values[0].source[0] == '"'}
-    literals = compared_literals(node, constants, texts)
+    literals = compared_literals(node, facts.constants, texts)
     names = [arg.arg for arg, _, _ in pairs]
     partners = compared_params(node, names)
     found = []
@@ -63,18 +65,25 @@ def params_of(node: ast.FunctionDef, method: bool, constants: dict[str, object])
     return found
 
 
-def _hinted(node: ast.FunctionDef, arg: ast.arg, has_default: bool) -> list[Value]:
-    """Values from the hint, else the docstring or the body's use of it, else its name
-    (none for an unhinted parameter with a default: the default is the safe value)."""
-    hinted = hint_values(arg.annotation, arg.arg)
+def _hinted(
+    node: ast.FunctionDef, arg: ast.arg, has_default: bool, facts: ModuleFacts
+) -> list[Value]:
+    """Values from the hint (the module's type aliases read through), else the docstring
+    or the body's use of it (after what its name suggests), else its name (none for an
+    unhinted parameter with a default: the default is the safe value)."""
+    annotation = resolved(arg.annotation, facts.aliases) if arg.annotation else None
+    hinted = hint_values(annotation, arg.arg)
     if hinted and CHARACTER.match(arg.arg) and hinted[0].source == '"abc"':
         return hint_values(ast.Name("char"), arg.arg)
     if hinted or arg.annotation is not None:
         return hinted
     hint, origin = usage_hint(node, arg.arg)
-    if hint is not None:
-        return hint_values(hint, arg.arg, origin)
-    return [] if has_default else guessed_values(arg.arg)
+    guessed = [] if has_default else guessed_values(arg.arg)
+    if hint is None:
+        return guessed
+    used = hint_values(hint, arg.arg, origin)
+    found = used if origin == "hint" else [*guessed, *used]
+    return list({value.source: value for value in reversed(found)}.values())[::-1]
 
 
 def _texts(node: ast.FunctionDef, param: str) -> list[Value]:

@@ -14,18 +14,19 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
-from coder.builtin.gen.fold import Signatures, folded, signatures
+from coder.builtin.gen.fold import Signatures, signatures
 from coder.builtin.gen.goal import GenTarget
 from coder.builtin.gen.mutants import MutantPool
+from coder.builtin.gen.picks import Pick, pick, pruned, rendered
 from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
-from coder.builtin.gen.render import Rendered, asserted, render_bug_test, render_test
-from coder.builtin.gen.select import Aim, apart_from, choose, notices, possible_bugs
-from coder.builtin.gen.table import table_name, tabulated
+from coder.builtin.gen.render import Rendered, render_test
+from coder.builtin.gen.select import Aim
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, merged, test_names
 from coder.builtin.gen.types import Target
@@ -102,15 +103,41 @@ class GenPolicy:
             for chunks in commands
             for command, timeout in chunks
         ]
-        style = import_style(existing or "", goal.module)
-        taken = test_names(existing)
-        tests: list[tuple[str, Rendered]] = []
+        prefix = import_style(existing or "", goal.module).prefix
+        picks = []
         for target, chunks in zip(probed, commands, strict=True):
             output = "\n".join(o.content for o in outputs[: len(chunks)])
             outputs = outputs[len(chunks) :]
-            for test in self._tests_for(goal, target, output, style.prefix, taken):
-                tests.append((target.name, test))
+            results, problem = parse_probe_output(output, target)
+            if problem:
+                self.outcome.skipped[target.name] = f"the probe failed: {problem}"
+                continue
+            analysed = self._analysed(goal, target)
+            usable = self._usable(target, prefix)
+            found, self.aim = pick(target, results, self.aim, analysed, goal.module, usable, prefix)
+            self.outcome.bugs += [line for _, line in found.bugs]
+            picks.append(found)
+        return self._rendered(pruned(picks), prefix, test_names(existing))
+
+    def _rendered(
+        self, picks: list[Pick], prefix: str, taken: set[str]
+    ) -> list[tuple[str, Rendered]]:
+        tests: list[tuple[str, Rendered]] = []
+        for found in picks:
+            made, why = rendered(found, prefix, taken, self.signatures)
+            if why:
+                self.outcome.skipped[found.target.name] = why
+            tests += [(found.target.name, test) for test in made]
         return tests
+
+    def _usable(self, target: Target, prefix: str) -> Callable[[Result], bool]:
+        """A result a new test can assert, with a call the existing tests do not make."""
+
+        def usable(result: Result) -> bool:
+            new = _new(result.probe.call.source(prefix), self.existing)
+            return new and render_test(target, result, prefix, set()) is not None
+
+        return usable
 
     def _commands(self, goal: GenTarget, target: Target) -> list[tuple[str, float]]:
         """The target's probe commands, with the mutants its calls should tell apart
@@ -130,43 +157,6 @@ class GenPolicy:
         if self.pool is None or (target.freeze is not None and target.freeze.clocks):
             return False
         return goal.survivors is not None or bool(self.pool.mutants)
-
-    def _tests_for(
-        self, goal: GenTarget, target: Target, output: str, prefix: str, taken: set[str]
-    ) -> list[Rendered]:
-        results, problem = parse_probe_output(output, target)
-        if problem:
-            self.outcome.skipped[target.name] = f"the probe failed: {problem}"
-            return []
-        bugs = possible_bugs(target, results, goal.module, doctests=target.freeze is None)
-        marked: list[Rendered | None] = []
-        if bugs:
-            self.outcome.bugs += [line for _, line in bugs]
-            results = apart_from(results, [result for result, _ in bugs])
-            marked = [_bug_test(target, result, line, prefix, taken) for result, line in bugs]
-        if target.volatile:
-            results = [result for result in results if result.kind == "raise"]
-        analysed = self._analysed(goal, target)
-        noticed = (lambda r: notices(r, asserted(target, r, prefix))) if analysed else None
-        chosen = choose(
-            results,
-            self.aim if analysed else Aim(self.aim.lines),
-            lambda result: (
-                _new(result.probe.call.source(prefix), self.existing)
-                and render_test(target, result, prefix, set()) is not None
-            ),
-            noticed,
-        )
-        self.aim = self.aim.after(chosen, noticed or (lambda result: frozenset()))
-        tables, single = tabulated(target, chosen, prefix, taken)
-        rendered = [render_test(target, result, prefix, taken) for result in single]
-        singles = [test for test in rendered if test is not None]
-        kept = tables + folded(singles, table_name(target), taken, self.signatures)
-        kept += [test for test in marked if test is not None]
-        if not kept:
-            noticed_all = analysed and any(r.kind == "return" for r in results)
-            self.outcome.skipped[target.name] = _nothing_kept(target, bool(bugs), noticed_all)
-        return kept
 
     def _write_and_check(
         self, goal: GenTarget, existing: str | None, tests: list[tuple[str, Rendered]]
@@ -208,24 +198,6 @@ class GenPolicy:
             return False
         self.written = bool(tests)
         return True
-
-
-def _bug_test(
-    target: Target, result: Result, line: str, prefix: str, taken: set[str]
-) -> Rendered | None:
-    """The doctest's claim as an xfail(strict=True) test (none for other bugs)."""
-    why = line.split(": ", 2)[-1]  # POSSIBLE BUG: module.name: <why>
-    return render_bug_test(target, result, prefix, taken, why)
-
-
-def _nothing_kept(target: Target, suspect: bool, noticed_all: bool) -> str:
-    if suspect:
-        return "looks like a bug (see below); not pinned by a test"
-    if target.volatile:
-        return "reads the clock, chance or the environment in a way no test can pin"
-    if noticed_all:
-        return "the other tests notice all it does"
-    return "no deterministic result worth asserting"
 
 
 def _new(call: str, existing: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import importlib
 import io
 import json
@@ -66,7 +67,7 @@ def _under_mutant(module: ModuleType, call: dict[str, Any], timeout: float) -> d
 
 
 def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    namespace = dict(vars(module))
+    namespace = {"copy": copy, **vars(module)}  # `copy.copy(x)` spells __copy__
     record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
     tracer = _LineTracer(str(module.__file__)) if spec.get("measure") else None

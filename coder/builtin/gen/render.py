@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.layout import laid_out
+from coder.builtin.gen.operators import needed_modules
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Target
 from coder.builtin.gen.values import double_quoted, snake_case
@@ -70,6 +71,7 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
     if result.eval_ok and result.kind == "return":
         names.add(result.type)
     modules = {"random"} if freeze and freeze.seed else set()
+    modules |= needed_modules(source)
     return Rendered(name, source, names, "pytest." in source, modules)
 
 

@@ -14,7 +14,7 @@ import ast
 from dataclasses import replace
 
 from coder.builtin.gen.calls import plan_calls
-from coder.builtin.gen.classes import method_target, methods, with_inherited
+from coder.builtin.gen.classes import method_target, with_inherited
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
 from coder.builtin.gen.examples import doctest_calls, site_calls
@@ -27,6 +27,7 @@ from coder.builtin.gen.types import (
     is_dunder,
     is_generator,
     is_procedure,
+    methods,
     wrapped,
 )
 from coder.builtin.gen.values import describe
@@ -109,7 +110,7 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
         return target
     target.span = (node.lineno, node.end_lineno or node.lineno)
     target.procedure = is_procedure(node)
-    params = params_of(node, False, facts.constants)
+    params = params_of(node, False, facts)
     target.params = [param.name for param in params]
     target.defaults = {p.name: p.default for p in params if p.default is not None}
     wrap = "list" if is_generator(node) else ""

@@ -66,7 +66,7 @@ def import_style(text: str, module: str) -> ImportStyle:
 
 def merged(text: str | None, module: str, style: ImportStyle, tests: list[Rendered]) -> str:
     """The test file with `tests` appended and their imports added."""
-    wanted = sorted({name for test in tests for name in test.names} - style.bound)
+    wanted = sorted({name for test in tests for name in test.names} - style.bound, key=isort_key)
     needed = _needed_imports(tests, style)
     body = "\n\n".join(test.source for test in tests)
     if text is None or not text.strip():
@@ -76,7 +76,7 @@ def merged(text: str | None, module: str, style: ImportStyle, tests: list[Render
     lines = text.splitlines()
     if style.from_line is not None:
         first, last = style.from_line
-        names = sorted(set(style.names) | set(wanted), key=lambda n: (n.lower(), n))
+        names = sorted(set(style.names) | set(wanted), key=isort_key)
         lines[first - 1 : last] = _from_import(module, names).splitlines()
     elif wanted and not style.prefix:
         at = style.insert_after
@@ -85,6 +85,12 @@ def merged(text: str | None, module: str, style: ImportStyle, tests: list[Render
     if needed:
         _insert_imports(lines, needed)
     return "\n".join(lines).rstrip() + "\n\n\n" + body
+
+
+def isort_key(name: str) -> tuple[int, str, str]:
+    """The order ruff's isort gives imported names: constants, classes, then the rest."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name.lower(), name
 
 
 def _insert_imports(lines: list[str], needed: list[str]) -> None:

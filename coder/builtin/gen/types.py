@@ -62,3 +62,11 @@ def wrapped(call: Call, wrap: str) -> Call:
 
 def is_dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
+
+
+def methods(cls: ast.ClassDef) -> list[Function]:
+    return [node for node in cls.body if isinstance(node, Function)]
+
+
+def decorators(node: Function | ast.ClassDef) -> set[str]:
+    return {ast.unparse(d).split("(")[0].split(".")[-1] for d in node.decorator_list}

@@ -22,7 +22,9 @@ constant and between compared parameters cover the common ones without one.
 from __future__ import annotations
 
 import ast
+import builtins
 import io
+import keyword
 import re
 import tokenize
 from dataclasses import dataclass
@@ -185,3 +187,11 @@ def literal_source(node: ast.expr) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return double_quoted(repr(node.value))
     return double_quoted(ast.unparse(node))
+
+
+def safe_name(name: str) -> str:
+    """`name`, with `_` after it when it is a builtin's or a keyword's (`range_`)."""
+    return f"{name}_" if keyword.iskeyword(name) or name in _BUILTINS else name
+
+
+_BUILTINS = frozenset(dir(builtins))

@@ -77,7 +77,10 @@ def test_special_methods_are_called_by_their_syntax(tmp_path: Path) -> None:
         generated.summary
     )
     assert "__getitem__" not in generated.text and "__setitem__" not in generated.text
-    assert "- Store.__copy__: skipped (a special method called by syntax" in generated.summary
+    # copy.copy(store) makes a Store whose repr shows only its address: nothing to assert.
+    assert "- Store.__copy__: skipped (no deterministic result worth asserting)" in (
+        generated.summary
+    )
     done = run_pytest_in(generated.repo)
     assert done.returncode == 0, done.stdout
 

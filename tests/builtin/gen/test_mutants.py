@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from coder.agent.loop import Agent
-from coder.builtin.gen import BuiltinGenModel
+from coder.builtin.gen import BuiltinGenModel, Call, Probe, Result, Target
 from coder.builtin.gen.mutants import MutantPool, Survivor
+from coder.builtin.gen.picks import Pick, pruned
 from coder.builtin.gen.probe_mutants import canonical, noticed
 from sandbox import LocalSandbox
 from tests.helpers import Generated, run_pytest_in, write_tree
@@ -88,3 +89,15 @@ def test_set_and_dict_order_do_not_count_as_another_result() -> None:
     assert noticed(one, {**one, "repr": "{'b', 'a'}"}) == ""
     assert noticed(one, {**one, "repr": "{'a'}"}) == "v"
     assert noticed(one, {"kind": "raise", "type": "KeyError"}) == "k"
+
+
+def test_a_result_whose_work_later_results_do_is_pruned() -> None:
+    first, second = Target("f"), Target("g")
+    one, two, three = (Result(Probe(Call(n)), "return", "1") for n in ("f", "g", "g2"))
+    picks = [
+        Pick(first, [one], {id(one): frozenset({1, 2})}),
+        Pick(second, [two, three], {id(two): frozenset({1, 2, 3}), id(three): frozenset()}),
+    ]
+    left = pruned(picks)
+    # f's test notices nothing g's does not; a result kept for its behaviour alone stays.
+    assert [p.chosen for p in left] == [[], [two, three]]

@@ -1,0 +1,192 @@
+"""Objects to call methods on, built the way the module builds them, and the expressions
+that show their state.
+
+An instance comes from the constructor's typical call (`Cart()`), and also, when the
+module shows other ways, from those: the constructions in its docstrings
+(`OrderedSet([1, 2, 3])`, `Version.parse("1.2")`), a module function annotated to return
+the class, and the constructor with its defaulted parameters given typical values
+(`Cart(currency="abc")`) rather than a degenerate default instance. Its state shows in its
+public attributes, `len()`, properties, queries without arguments, and its `repr` when the
+class defines one.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+
+from coder.builtin.gen.calls import Call, plan_calls
+from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.examples import literal_call
+from coder.builtin.gen.params import Param, params_of
+from coder.builtin.gen.types import Function, decorators, methods
+
+MAX_INSTANCES = 3
+"""Other instances than the typical one, per class."""
+MAX_OBSERVERS = 4
+_MUTATOR_WORDS = tuple(
+    [
+        "pop",
+        "clear",
+        "reset",
+        "remove",
+        "delete",
+        "add",
+        "set",
+        "update",
+        "push",
+        "append",
+        "close",
+        "run",
+    ]
+)
+
+
+def instances(cls: ast.ClassDef, facts: ModuleFacts, typical: Call) -> list[Call]:
+    """Other ways to build an instance than `typical`, the most telling first."""
+    found = _documented(cls, facts) + _factories(cls, facts) + _filled_in(cls, facts)
+    unique = {call.source(): call for call in reversed(found) if call.source() != typical.source()}
+    return sorted(unique.values(), key=found.index)[:MAX_INSTANCES]
+
+
+def _documented(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
+    """`Cls(literals)` and `Cls.builder(literals)` in any docstring of the module."""
+    builders = {m.name for m in methods(cls) if decorators(m) & {"classmethod", "staticmethod"}}
+    found: list[Call] = []
+    for node in ast.walk(facts.tree):
+        for source in _examples(node):
+            for call in ast.walk(source):
+                made = _construction(call, cls.name, builders)
+                if made is not None and not _empty(made):
+                    found.append(made)
+    return found
+
+
+def _empty(call: Call) -> bool:
+    """`Cls()`, `Cls([])`: nothing the typical instance does not show already."""
+    values = [*call.args, *(value for _, value in call.kwargs)]
+    return all(value in ("[]", "()", "{}", '""', "set()", "None") for value in values)
+
+
+def _examples(node: ast.AST) -> list[ast.AST]:
+    if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        return []
+    try:
+        examples = doctest.DocTestParser().get_examples(ast.get_docstring(node) or "")
+    except ValueError:
+        return []
+    parsed: list[ast.AST] = []
+    for example in examples:
+        try:
+            parsed.append(ast.parse(example.source))
+        except SyntaxError:
+            continue
+    return parsed
+
+
+def _construction(node: ast.AST, name: str, builders: set[str]) -> Call | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Name) and func.id == name:
+        return literal_call(node, name, [], "doctest")
+    owner = func.value if isinstance(func, ast.Attribute) else None
+    if isinstance(owner, ast.Name) and owner.id == name and getattr(func, "attr", "") in builders:
+        attr = str(getattr(func, "attr", ""))
+        call = literal_call(ast.Call(ast.Name(attr), node.args, node.keywords), attr, [], "doctest")
+        return Call(f"{name}.{attr}", call.args, call.kwargs) if call else None
+    return None
+
+
+def _factories(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
+    """Typical calls of the module's functions annotated to return the class."""
+    found = []
+    for node in facts.tree.body:
+        returns = node.returns if isinstance(node, ast.FunctionDef) else None
+        if returns is not None and ast.unparse(returns).strip("'\"") == cls.name:
+            assert isinstance(node, ast.FunctionDef)
+            if not node.name.startswith("_"):
+                found += plan_calls(node.name, params_of(node, False, facts))[:1]
+    return found
+
+
+def _filled_in(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
+    """The constructor with every parameter it has a value for given one."""
+    params = constructor(cls, facts) or []
+    given = [Param(p.name, p.values, False, True) for p in params if p.has_default and p.values]
+    if not given:
+        return []
+    required = [p for p in params if not p.has_default]
+    calls = plan_calls(cls.name, [*required, *given])
+    return calls[:1]
+
+
+def constructor(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param] | None:
+    """The constructor's parameters with their values (None when no call can be made)."""
+    init = next((m for m in methods(cls) if m.name == "__init__"), None)
+    if init is not None:
+        params = params_of(init, True, facts)
+    elif "dataclass" in decorators(cls):
+        params = _dataclass_params(cls, facts)
+    else:
+        params = []
+    return params if plan_calls(cls.name, params) else None
+
+
+def _dataclass_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
+    """A dataclass's fields as the parameters of a function, so they get values the same way."""
+    fields = [
+        node
+        for node in cls.body
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+        if "ClassVar" not in ast.unparse(node.annotation)
+    ]
+    source = ", ".join(
+        f"{ast.unparse(f.target)}: {ast.unparse(f.annotation)}"
+        + (f" = {ast.unparse(f.value)}" if f.value is not None else "")
+        for f in fields
+    )
+    stub = ast.parse(f"def __init__(self, {source}): pass").body[0]
+    assert isinstance(stub, Function)
+    return params_of(stub, True, facts)
+
+
+def observers(cls: ast.ClassDef, var: str) -> list[str]:
+    """Expressions that show an instance's state: public attributes set in __init__,
+    len(), its repr when the class writes one, properties, zero-argument queries."""
+    found: list[str] = []
+    for node in methods(cls):
+        kind = decorators(node)
+        if node.name == "__init__":
+            found += [f"{var}.{attr}" for attr in _public_attributes(node)]
+        elif node.name == "__len__":
+            found.append(f"len({var})")
+        elif node.name == "__repr__":
+            found.append(f"repr({var})")
+        elif node.name.startswith("_") or node.name.startswith(_MUTATOR_WORDS):
+            continue
+        elif "property" in kind:
+            found.append(f"{var}.{node.name}")
+        elif _is_query(node, kind):
+            found.append(f"{var}.{node.name}()")
+    return list(dict.fromkeys(found))[:MAX_OBSERVERS]
+
+
+def _is_query(node: Function, kinds: set[str]) -> bool:
+    """A method called with no arguments (it takes none, not even *args) that returns
+    something."""
+    returns_none = node.returns is not None and ast.unparse(node.returns) == "None"
+    arguments = node.args
+    takes_more = arguments.vararg is not None or arguments.kwonlyargs or arguments.posonlyargs
+    return len(arguments.args) == 1 and not takes_more and not kinds and not returns_none
+
+
+def _public_attributes(init: Function) -> list[str]:
+    return [
+        target.attr
+        for node in ast.walk(init)
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+        if target.value.id == "self" and not target.attr.startswith("_")
+    ]

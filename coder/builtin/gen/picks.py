@@ -1,0 +1,110 @@
+"""From a module's probe results to its tests: each target's few results chosen against
+what the module's tests still have to do (select.choose, the Aim shrinking target after
+target, public API first), then pruned across targets: a result whose mutants and lines
+the others' tests notice and run anyway is dropped, the one adding least first (greedy
+choice leaves such results behind when a later target's test does more). What is left is
+rendered: tables of a function's examples, folds of tests that differ in literals, and
+the strict xfail tests of doctests the code contradicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from coder.builtin.gen.fold import Signatures, folded
+from coder.builtin.gen.probe import Result
+from coder.builtin.gen.render import Rendered, asserted, render_bug_test, render_test
+from coder.builtin.gen.select import Aim, Noticed, apart_from, choose, notices, possible_bugs
+from coder.builtin.gen.table import table_name, tabulated
+from coder.builtin.gen.types import Target
+
+
+@dataclass
+class Pick:
+    """One target's chosen results, and what each one's test would do."""
+
+    target: Target
+    chosen: list[Result] = field(default_factory=list)
+    does: dict[int, frozenset[object]] = field(default_factory=dict)
+    """id(result) -> the wanted mutants (ids) and lines ("L12") its test notices or runs."""
+    bugs: list[tuple[Result, str]] = field(default_factory=list)
+    returns: bool = False
+    """Some call returned a value (when none is chosen: the other tests notice it all)."""
+    analysed: bool = False
+
+
+def pick(
+    target: Target,
+    results: list[Result],
+    aim: Aim,
+    analysed: bool,
+    module: str,
+    usable: Callable[[Result], bool],
+    prefix: str,
+) -> tuple[Pick, Aim]:
+    """The target's chosen results, and the aim left after them."""
+    bugs = possible_bugs(target, results, module, doctests=target.freeze is None)
+    if bugs:
+        results = apart_from(results, [result for result, _ in bugs])
+    if target.volatile:
+        results = [result for result in results if result.kind == "raise"]
+    noticed = (lambda r: notices(r, asserted(target, r, prefix))) if analysed else None
+    chosen = choose(results, aim if analysed else Aim(aim.lines), usable, noticed)
+    told: Noticed = noticed or _nothing
+    does = {id(r): frozenset(told(r) & aim.mutants) | _lines(r, aim) for r in chosen}
+    returns = any(r.kind == "return" for r in results)
+    found = Pick(target, chosen, does, bugs, returns, analysed)
+    return found, aim.after(chosen, told)
+
+
+def _nothing(result: Result) -> frozenset[int]:
+    return frozenset()
+
+
+def _lines(result: Result, aim: Aim) -> frozenset[object]:
+    return frozenset(f"L{line}" for line in result.lines & aim.lines)
+
+
+def pruned(picks: list[Pick]) -> list[Pick]:
+    """The picks without the results whose work the other chosen results do (a result
+    chosen for its distinct behaviour alone, with no mutants or lines to go by, stays)."""
+    does = {id(r): p.does[id(r)] for p in picks for r in p.chosen if p.does.get(id(r))}
+    kept = list(does)
+    for result in sorted(kept, key=lambda result: len(does[result])):
+        others = set().union(*(does[other] for other in kept if other != result))
+        if does[result] <= others:
+            kept.remove(result)
+    left = set(kept)
+    left |= {id(r) for p in picks for r in p.chosen if not p.does.get(id(r))}
+    return [
+        Pick(
+            p.target, [r for r in p.chosen if id(r) in left], p.does, p.bugs, p.returns, p.analysed
+        )
+        for p in picks
+    ]
+
+
+def rendered(
+    found: Pick, prefix: str, taken: set[str], known: Signatures
+) -> tuple[list[Rendered], str]:
+    """The pick's tests, and why there are none when there are none."""
+    target = found.target
+    tables, single = tabulated(target, found.chosen, prefix, taken)
+    singles = [test for r in single if (test := render_test(target, r, prefix, taken)) is not None]
+    tests = tables + folded(singles, table_name(target), taken, known)
+    for result, line in found.bugs:
+        why = line.split(": ", 2)[-1]  # POSSIBLE BUG: module.name: <why>
+        marked = render_bug_test(target, result, prefix, taken, why)
+        tests += [marked] if marked is not None else []
+    return tests, "" if tests else _nothing_kept(found)
+
+
+def _nothing_kept(found: Pick) -> str:
+    if found.bugs:
+        return "looks like a bug (see below); not pinned by a test"
+    if found.target.volatile:
+        return "reads the clock, chance or the environment in a way no test can pin"
+    if found.analysed and found.returns:
+        return "the other tests notice all it does"
+    return "no deterministic result worth asserting"

@@ -20,14 +20,14 @@ The columns are the arguments whose values vary.
 
 from __future__ import annotations
 
+from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.render import Rendered, expected_check
 from coder.builtin.gen.types import Target
-from coder.builtin.gen.values import snake_case
+from coder.builtin.gen.values import safe_name, snake_case
 
 MIN_CASES = 2
 """Fewer results than this stay one test each."""
-MAX_LINE = 100
 _INDENT = "    "
 
 
@@ -39,7 +39,7 @@ def tabulated(
         return [], results
     groups: dict[tuple[object, ...], list[Result]] = {}
     for result in results:
-        key = _shape(result, prefix, len(target.params))
+        key = _shape(result, prefix, len(target.params), bool(target.varargs))
         if key is not None:
             groups.setdefault(key, []).append(result)
     tables: list[Rendered] = []
@@ -53,11 +53,17 @@ def tabulated(
     return tables, [result for result in results if id(result) not in used]
 
 
-def _shape(result: Result, prefix: str, params: int) -> tuple[object, ...] | None:
-    """What cases of one table share: argument count, keywords, wrapping, check kind."""
+def _shape(result: Result, prefix: str, params: int, varargs: bool) -> tuple[object, ...] | None:
+    """What cases of one table share: argument count (any past the named parameters of
+    a function taking *args), keywords, wrapping, check kind."""
     call = result.probe.call
     check = expected_check(result, prefix)
-    if result.kind != "return" or check is None or len(call.args) > params or call.attribute:
+    count: object = len(call.args)
+    if varargs and len(call.args) >= params:
+        count = "*"
+    elif len(call.args) > params:
+        return None
+    if result.kind != "return" or check is None or call.attribute:
         return None
     if check.startswith("== pytest.approx("):
         kind = "approx"
@@ -67,13 +73,13 @@ def _shape(result: Result, prefix: str, params: int) -> tuple[object, ...] | Non
         kind = "=="
     else:
         return None
-    return len(call.args), call.wrap, call.callee, kind
+    return count, call.wrap, call.callee, kind
 
 
 def _render(
     target: Target, cases: list[Result], kind: str, prefix: str, taken: set[str]
 ) -> Rendered | None:
-    rows = [_row(case, target.params) for case in cases]
+    rows = [_row(case, target.params, target.varargs) for case in cases]
     names = list(dict.fromkeys(name for row in rows for name in row))
     for row in rows:  # a keyword some cases leave out takes its default there
         for name in names:
@@ -85,25 +91,27 @@ def _render(
     if not varying or len({tuple(row[n] for n in varying) for row in rows}) < len(rows):
         return None
     result_name = "expected" if "expected" not in names else "result_"
-    columns = [*varying, result_name]
+    columns = [*(safe_name(n) for n in varying), result_name]
     pairs = zip(rows, cases, strict=True)
     values = [[*(row[n] for n in varying), _value(case, kind, prefix)] for row, case in pairs]
     name = _name(target, taken)
-    call = _call(cases[0], rows[0], names, varying, target.params, prefix)
+    call = _call(cases[0], rows[0], names, varying, target, prefix)
     check = {"approx": f"== pytest.approx({result_name})", "is": f"is {result_name}"}
     line = f"assert {call} {check.get(kind, f'== {result_name}')}"
     source = _decorator(columns, values) + f"def {name}({', '.join(columns)}):\n"
-    source += f"{_INDENT}{line}\n"
-    if len(_INDENT + line) > MAX_LINE:
-        return None
+    source += "".join(f"{text}\n" for text in laid_out(line, _INDENT))
     taken.add(name)
     return Rendered(name, source, {cases[0].probe.call.callee.split(".")[0]}, True)
 
 
-def _row(result: Result, params: list[str]) -> dict[str, str]:
-    """Argument source by parameter name (positional ones named after the signature)."""
+def _row(result: Result, params: list[str], varargs: str) -> dict[str, str]:
+    """Argument source by parameter name (positional ones named after the signature,
+    the ones past them as one tuple named after the *args)."""
     call = result.probe.call
-    row = {params[n]: arg for n, arg in enumerate(call.args)}
+    row = {params[n]: arg for n, arg in enumerate(call.args[: len(params)])}
+    if varargs and len(call.args) >= len(params):
+        extra = call.args[len(params) :]
+        row[varargs] = f"({', '.join(extra)}{',' * (len(extra) == 1)})"
     row.update(dict(call.kwargs))
     return row
 
@@ -120,18 +128,20 @@ def _call(
     row: dict[str, str],
     names: list[str],
     varying: list[str],
-    params: list[str],
+    target: Target,
     prefix: str,
 ) -> str:
     """The call with a column's name for each varying argument; keywords that never
     vary and were only filled in with their default are left out."""
-    call = result.probe.call
-    count = len(call.args)
-    positional = [name if name in varying else row[name] for name in params[:count]]
+    call, params, star = result.probe.call, target.params, target.varargs
+    count = min(len(call.args), len(params))
+    shown = {name: safe_name(name) if name in varying else row[name] for name in names}
+    positional = [shown[name] for name in params[:count]]
+    if star in row:
+        positional += [f"*{shown[star]}"] if star in varying else list(call.args[len(params) :])
+    names = [name for name in names if name != star]
     passed = {key for key, _ in call.kwargs}
-    keywords = [
-        f"{k}={k if k in varying else row[k]}" for k in names[count:] if k in varying or k in passed
-    ]
+    keywords = [f"{k}={shown[k]}" for k in names[count:] if k in varying or k in passed]
     callee = f"{prefix}{call.callee}" if call.qualified else call.callee
     text = f"{callee}({', '.join([*positional, *keywords])})"
     return f"{call.wrap}({text})" if call.wrap else text
@@ -152,5 +162,7 @@ def table_name(target: Target) -> str:
 
 def _decorator(columns: list[str], values: list[list[str]]) -> str:
     header = "(" + ", ".join(f'"{c}"' for c in columns) + ")"
-    rows = "".join(f"{_INDENT * 2}({', '.join(row)}),\n" for row in values)
+    rows = "".join(
+        f"{text}\n" for row in values for text in laid_out(f"({', '.join(row)}),", _INDENT * 2)
+    )
     return f"@pytest.mark.parametrize(\n{_INDENT}{header},\n{_INDENT}[\n{rows}{_INDENT}],\n)\n"

@@ -112,6 +112,7 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
     target.procedure = is_procedure(node)
     params = params_of(node, False, facts)
     target.params = [param.name for param in params]
+    target.varargs = node.args.vararg.arg if node.args.vararg else ""
     target.defaults = {p.name: p.default for p in params if p.default is not None}
     wrap = "list" if is_generator(node) else ""
     documented = [

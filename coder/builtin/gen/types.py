@@ -36,6 +36,8 @@ class Target:
     probes: list[Probe] = field(default_factory=list)
     observers: list[str] = field(default_factory=list)
     params: list[str] = field(default_factory=list)
+    varargs: str = ""
+    """The name of its *args, if it takes them."""
     defaults: dict[str, str] = field(default_factory=dict)
     """Parameter -> its default's source, for the literal defaults."""
     skip: str = ""

@@ -53,6 +53,7 @@ _NAME_GUESSES = [
     (re.compile(r"^(pred|predicate|cond|condition)$"), "Callable[..., bool]"),
     (re.compile(r"^(func|fn|f|function|callback|transform|mapper|converter)$"), "Callable"),
     (re.compile(r"^(d|dct|mapping)$|(dict|mapping)$"), "dict"),
+    (re.compile(r"(keys|names|words|labels|paths|titles|strings|texts|lines|tags)$"), "list[str]"),
     (re.compile(r"(name|text|word|title|string|label|key|path|prefix|suffix|^s$)"), "str"),
     (re.compile(r"(items|values|numbers|nums|xs|data|elements|seq|sequence|lst)$"), "list[int]"),
 ]

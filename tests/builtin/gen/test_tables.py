@@ -38,3 +38,34 @@ def test_a_functions_examples_become_one_parametrized_test(tmp_path: Path) -> No
     )
     done = run_pytest_in(generated.repo)
     assert done.returncode == 0, done.stdout
+
+
+TOTALS = '''\
+def total(*amounts):
+    """The sum of the amounts, or 1 when there are none.
+
+    >>> total(1, 2)
+    3
+    >>> total()
+    1
+    """
+    if not amounts:
+        return 1
+    return sum(amounts)
+'''
+
+
+def test_calls_with_more_or_fewer_star_args_share_a_table(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"totals.py": TOTALS}, "totals")
+    assert generated.text.endswith(
+        "@pytest.mark.parametrize(\n"
+        '    ("amounts", "expected"),\n'
+        "    [\n"
+        "        ((1, 2), 3),\n"
+        "        ((), 1),\n"
+        "    ],\n"
+        ")\n"
+        "def test_total(amounts, expected):\n"
+        "    assert total(*amounts) == expected\n"
+    )
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -21,6 +21,7 @@ from coder.builtin.gen.types import (
     Probe,
     Target,
     decorators,
+    exceptions_named,
     is_dunder,
     is_generator,
     methods,
@@ -65,6 +66,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         target.skip = f"no input could be derived for {cls.name}()"
         return target
     target.var = safe_name(snake_case(cls.name))
+    target.documented = exceptions_named(cls) | (exceptions_named(node) if node else frozenset())
     target.observers = observers(cls, target.var)
     target.span = (node or cls).lineno, (node or cls).end_lineno or cls.lineno
     if method == "__init__":

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.hints import resolved
-from coder.builtin.gen.usage import text_values, usage_hint
+from coder.builtin.gen.usage import body_strings, text_values, usage_hint
 from coder.builtin.gen.values import (
     CHARACTER,
     Value,
@@ -54,9 +54,7 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
     for arg, default, keyword_only in pairs:
         values = _values(hinted[arg.arg], literals.get(arg.arg, []))
         if arg.arg in texts:
-            values += [
-                Value(double_quoted(v), label, "literal") for v, label in text_values(node, arg.arg)
-            ]
+            values = [*values[:1], *_texts(node, arg.arg), *values[1:]]
         literal = default is not None and is_parsed(node_value(default))
         shown = literal_source(default) if literal and default is not None else None
         later = tuple(n for n in partners.get(arg.arg, ()) if names.index(n) > names.index(arg.arg))
@@ -87,7 +85,10 @@ def _hinted(
 
 
 def _texts(node: ast.FunctionDef, param: str) -> list[Value]:
-    return [Value(double_quoted(v), label, "literal") for v, label in text_values(node, param)]
+    """Strings the body looks for in the parameter, then the ones it spells."""
+    found = text_values(node, param)
+    found += [(value, f"{param}_{label}") for value, label in body_strings(node)]
+    return [Value(double_quoted(v), label, "literal") for v, label in found]
 
 
 def _values(hinted: list[Value], literals: list[Value]) -> list[Value]:

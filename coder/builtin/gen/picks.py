@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from coder.builtin.gen.fold import Signatures, folded
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.render import Rendered, asserted, render_bug_test, render_test
-from coder.builtin.gen.select import Aim, Noticed, apart_from, choose, notices, possible_bugs
+from coder.builtin.gen.select import (
+    Aim,
+    Noticed,
+    apart_from,
+    choose,
+    designed,
+    notices,
+    possible_bugs,
+)
 from coder.builtin.gen.table import table_name, tabulated
 from coder.builtin.gen.types import Target
 
@@ -34,19 +42,30 @@ class Pick:
     analysed: bool = False
 
 
+@dataclass(frozen=True)
+class Context:
+    """What choosing a target's results needs to know of the module and its test file."""
+
+    module: str
+    prefix: str
+    raises: frozenset[int]
+    """The module's `raise` lines: an error from one is raised on purpose."""
+
+
 def pick(
     target: Target,
     results: list[Result],
     aim: Aim,
     analysed: bool,
-    module: str,
     usable: Callable[[Result], bool],
-    prefix: str,
+    context: Context,
 ) -> tuple[Pick, Aim]:
     """The target's chosen results, and the aim left after them."""
-    bugs = possible_bugs(target, results, module, doctests=target.freeze is None)
+    prefix = context.prefix
+    bugs = possible_bugs(target, results, context.module, doctests=target.freeze is None)
     if bugs:
         results = apart_from(results, [result for result, _ in bugs])
+    results = [result for result in results if designed(result, target, context.raises)]
     if target.volatile:
         results = [result for result in results if result.kind == "raise"]
     noticed = (lambda r: notices(r, asserted(target, r, prefix))) if analysed else None

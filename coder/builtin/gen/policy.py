@@ -23,10 +23,10 @@ from coder.builtin.gather import read_files
 from coder.builtin.gen.fold import Signatures, signatures
 from coder.builtin.gen.goal import GenTarget
 from coder.builtin.gen.mutants import MutantPool
-from coder.builtin.gen.picks import Pick, pick, pruned, rendered
+from coder.builtin.gen.picks import Context, Pick, pick, pruned, rendered
 from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
 from coder.builtin.gen.render import Rendered, render_test
-from coder.builtin.gen.select import Aim
+from coder.builtin.gen.select import Aim, raise_lines
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, merged, test_names
 from coder.builtin.gen.types import Target
@@ -54,6 +54,7 @@ class GenPolicy:
         self.written = False
         self.existing = ""
         """The test file as it was, to leave out calls its tests already make."""
+        self.raises: frozenset[int] = frozenset()
         self.signatures: Signatures = {}
         """The module's parameter names, to name the columns of folded tests."""
         self.pool: MutantPool | None = None
@@ -74,7 +75,8 @@ class GenPolicy:
         yield from _add_call_sites(targets)
         uncovered = {line for lines in goal.uncovered_lines.values() for line in lines}
         self.pool = MutantPool(texts[goal.path], goal.path, goal.survivors, uncovered)
-        self.signatures = signatures(ast.parse(texts[goal.path]))
+        tree = ast.parse(texts[goal.path])
+        self.signatures, self.raises = signatures(tree), raise_lines(tree)
         self.aim = Aim(frozenset(uncovered), self.pool.ids())
         existing = texts.get(goal.test_file)
         self.existing = existing or ""
@@ -104,6 +106,7 @@ class GenPolicy:
             for command, timeout in chunks
         ]
         prefix = import_style(existing or "", goal.module).prefix
+        context = Context(goal.module, prefix, self.raises)
         picks = []
         for target, chunks in zip(probed, commands, strict=True):
             output = "\n".join(o.content for o in outputs[: len(chunks)])
@@ -114,7 +117,7 @@ class GenPolicy:
                 continue
             analysed = self._analysed(goal, target)
             usable = self._usable(target, prefix)
-            found, self.aim = pick(target, results, self.aim, analysed, goal.module, usable, prefix)
+            found, self.aim = pick(target, results, self.aim, analysed, usable, context)
             self.outcome.bugs += [line for _, line in found.bugs]
             picks.append(found)
         return self._rendered(pruned(picks), prefix, test_names(existing))

@@ -45,7 +45,7 @@ def possible_bugs(
             line = f"POSSIBLE BUG: {where}: doctest says {call.source()} {verb} {said}"
             line += f" but it {shown}"
             found.append((result, line))
-        elif _crash(result, typical=result.probe is _typical(target)):
+        elif _crash(result, typical=result.probe is _typical(target) and _public(target)):
             line = f"POSSIBLE BUG: {where}: {call.source()} {shown} on an ordinary input"
             found.append((result, line))
     return found
@@ -113,10 +113,46 @@ def choose(
     return sorted(chosen, key=usable.index)
 
 
+LOOKUPS = {"KeyError", "IndexError", "LookupError", "StopIteration"}
+"""Errors a lookup in the module's own code raises by design (`self._data[key]`)."""
+
+
+def designed(result: Result, target: Target, raise_lines: frozenset[int]) -> bool:
+    """An error the function raises on purpose: from a `raise` of the module's code, a
+    lookup in it, or one its docstring (or a doctest) names. Not an accidental one from
+    the standard library deep below (`int("abc")` in its body is not a `raise`)."""
+    if result.kind != "raise":
+        return True
+    names = {result.type, result.expect}
+    expected = result.probe.call.expected or ""
+    if expected.startswith("raise ") or names & target.documented:
+        return True
+    if result.raised_at in raise_lines:
+        return True
+    return result.raised_at != 0 and bool(names & LOOKUPS)
+
+
+def raise_lines(tree: ast.Module) -> frozenset[int]:
+    """The lines of the module's `raise` statements."""
+    return frozenset(
+        line
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Raise)
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    )
+
+
 def notices(result: Result, asserted: str) -> frozenset[int]:
     """The mutants whose change shows in what a test asserts: `asserted` holds the
     letters of the aspects it checks (probe_mutants.py); a changed kind always shows."""
     return frozenset(m for m, how in result.kills.items() if set(how) & set(asserted + "k"))
+
+
+def _public(target: Target) -> bool:
+    """Not a private helper: a helper may rely on what its callers make sure of."""
+    return not any(
+        part.startswith("_") and not part.endswith("__") for part in target.name.split(".")
+    )
 
 
 def _typical(target: Target) -> object:

@@ -24,6 +24,7 @@ from coder.builtin.gen.types import (
     Function,
     Probe,
     Target,
+    exceptions_named,
     is_dunder,
     is_generator,
     is_procedure,
@@ -110,6 +111,7 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
         return target
     target.span = (node.lineno, node.end_lineno or node.lineno)
     target.procedure = is_procedure(node)
+    target.documented = exceptions_named(node)
     params = params_of(node, False, facts)
     target.params = [param.name for param in params]
     target.varargs = node.args.vararg.arg if node.args.vararg else ""

@@ -4,6 +4,7 @@ plus the small facts about a function node that both kinds of target need."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from coder.builtin.gen.calls import Call
@@ -47,6 +48,8 @@ class Target:
     """How its tests pin the clocks and the random source it reads."""
     procedure: bool = False
     """It returns nothing (no `return value`): its None is not worth asserting."""
+    documented: frozenset[str] = frozenset()
+    """The exceptions its docstring names (`Raises: ValueError`): its tests may pin them."""
 
 
 def is_procedure(node: Function) -> bool:
@@ -72,3 +75,11 @@ def methods(cls: ast.ClassDef) -> list[Function]:
 
 def decorators(node: Function | ast.ClassDef) -> set[str]:
     return {ast.unparse(d).split("(")[0].split(".")[-1] for d in node.decorator_list}
+
+
+def exceptions_named(node: ast.AST) -> frozenset[str]:
+    """The exception classes a docstring names (`ValueError`, `MyError`, `KeyError`)."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return frozenset()
+    text = ast.get_docstring(node) or ""
+    return frozenset(re.findall(r"\b([A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit))\b", text))

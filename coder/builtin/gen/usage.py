@@ -139,6 +139,23 @@ def text_values(node: ast.FunctionDef, param: str) -> list[tuple[str, str]]:
     return [(repr(value), label) for value, label in found.items()]
 
 
+def body_strings(node: ast.FunctionDef, limit: int = 6) -> list[tuple[str, str]]:
+    """The short strings the body spells (dict keys, choices), as (value, label)."""
+    doc = node.body[0] if node.body and _is_docstring(node.body[0]) else None
+    found: dict[str, str] = {}
+    for child in ast.walk(node):
+        if child is doc or not isinstance(child, ast.Expr | ast.Constant):
+            continue
+        text = _text(child) if isinstance(child, ast.Constant) else ""
+        if text.strip() and text.isprintable() and len(found) < limit:
+            found.setdefault(repr(text), f"{_words(text)}")
+    return [(value, label) for value, label in found.items()]
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
 def _text(node: ast.expr) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and 0 < len(node.value) < 20:
         return node.value

@@ -60,8 +60,9 @@ def test_two_compared_parameters_get_equal_and_neighbouring_values() -> None:
 
 def test_a_one_character_parameter_gets_one_character() -> None:
     calls = _calls("is_vowel")
-    assert calls[:3] == ['is_vowel("a")', 'is_vowel("ab")', 'is_vowel("Z")']
+    assert calls[0] == 'is_vowel("a")' and 'is_vowel("ab")' in calls and 'is_vowel("Z")' in calls
     assert 'is_vowel("abc")' not in calls
+    assert 'is_vowel("aeiou")' in calls  # a string the body spells
 
 
 def test_the_docstring_types_an_unannotated_parameter() -> None:

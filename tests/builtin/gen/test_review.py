@@ -1,0 +1,80 @@
+"""What a reviewer would reject is not written: an error pinned that the function does
+not raise itself, a crash on a guessed input reported as a bug, a private helper tested
+where the public API already notices all it does, a name that shadows a builtin."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from coder.builtin.gen import Call, Probe, Result, Target, find_targets
+from coder.builtin.gen.select import designed, raise_lines
+from tests.helpers import function_source, generate, run_pytest_in
+
+PARSE = '''\
+def port(text: str) -> int:
+    """The port number in `text`."""
+    return int(text.strip()) % 65536
+
+
+def level(name: str) -> int:
+    """The level called `name`.
+
+    Raises KeyError for an unknown name.
+    """
+    return {"low": 1, "high": 3}[name.lower()]
+
+
+def positive(value: int) -> int:
+    if value <= 0:
+        raise ValueError("not positive")
+    return value
+
+
+def _digits(ch: str) -> bool:
+    return ch.isdigit()
+
+
+def digits(text: str) -> int:
+    return sum(1 for ch in text if _digits(ch))
+'''
+
+
+def test_only_errors_the_function_raises_or_documents_are_pinned(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"parse.py": PARSE}, "parse")
+    # int("abc") fails inside the standard library: not a behaviour of port() to pin.
+    assert "pytest.raises(ValueError):\n        port(" not in generated.text
+    assert "port(" in generated.text  # what it returns is still checked
+    assert function_source(generated.text, "test_positive_raises_for_zero_value") == (
+        "def test_positive_raises_for_zero_value():\n"
+        "    with pytest.raises(ValueError):\n"
+        "        positive(0)"
+    )
+    assert "POSSIBLE BUG" not in generated.summary
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_an_error_is_pinned_when_a_raise_a_lookup_or_the_docstring_explains_it() -> None:
+    [level] = find_targets(PARSE, ["level"], "parse")
+    assert level.documented == {"KeyError"}
+    raises = raise_lines(ast.parse(PARSE))
+    assert raises == {16}
+
+    def error(kind: str, line: int, target: Target = level) -> bool:
+        result = Result(Probe(Call("f")), "raise", type=kind, expect=kind, raised_at=line)
+        return designed(result, target, raises)
+
+    plain = Target("port")
+    assert error("ValueError", 16, plain)  # a raise statement of the module
+    assert not error("ValueError", 3, plain)  # int() failed on a line of the module
+    assert not error("ValueError", 0, plain)  # deep in the standard library
+    assert error("IndexError", 3, plain)  # a lookup in the module's own code
+    assert error("KeyError", 0)  # the docstring says so
+
+
+def test_a_private_helper_gets_no_test_when_the_public_one_notices_it_all(
+    tmp_path: Path,
+) -> None:
+    generated = generate(tmp_path, {"parse.py": PARSE}, "parse", ["digits", "_digits"])
+    assert " _digits(" not in generated.text and "import _digits" not in generated.text
+    assert "- _digits: skipped (the other tests notice all it does)" in generated.summary

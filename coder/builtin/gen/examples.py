@@ -55,6 +55,17 @@ def site_calls(lines: list[str], name: str, params: list[str]) -> list[Call]:
     return list(found.values())
 
 
+def module_calls(tree: ast.Module, name: str, params: list[str]) -> list[Call]:
+    """The module's own calls of `name` with literal arguments (`_fmt(3, "x")` in a
+    sibling function), as written there."""
+    found: dict[str, Call] = {}
+    for node in ast.walk(tree):
+        call = literal_call(node, name, params, "site")
+        if call is not None and (call.args or call.kwargs):
+            found.setdefault(call.source(), call)
+    return list(found.values())
+
+
 def literal_call(node: ast.AST, name: str, params: list[str], origin: str) -> Call | None:
     """`node` as a Call of `name`, if it is one whose arguments are all literals."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):

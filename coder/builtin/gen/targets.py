@@ -17,7 +17,7 @@ from coder.builtin.gen.calls import plan_calls
 from coder.builtin.gen.classes import method_target, with_inherited
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
-from coder.builtin.gen.examples import doctest_calls, site_calls
+from coder.builtin.gen.examples import doctest_calls, module_calls, site_calls
 from coder.builtin.gen.freeze import freeze_for, volatile_sources
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.types import (
@@ -35,7 +35,7 @@ from coder.builtin.gen.values import describe
 
 MAX_TARGETS = 25
 MAX_SITES = 3
-"""Calls taken from the existing tests per function."""
+"""Calls taken from the existing tests (and from the module itself) per function."""
 
 
 def find_targets(source: str, names: list[str], module: str = "") -> list[Target]:
@@ -117,11 +117,12 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
     target.varargs = node.args.vararg.arg if node.args.vararg else ""
     target.defaults = {p.name: p.default for p in params if p.default is not None}
     wrap = "list" if is_generator(node) else ""
-    documented = [
-        Probe(wrapped(call, wrap)) for call in doctest_calls(node, name, name, target.params)
-    ]
-    planned = [Probe(wrapped(call, wrap)) for call in plan_calls(name, params)]
-    target.probes = [*documented, *doctest_probes(node, name, facts.names), *planned]
+    documented = doctest_calls(node, name, name, target.params)
+    planned = plan_calls(name, params)
+    sites = module_calls(facts.tree, name, target.params)[:MAX_SITES]
+    calls = [*documented, *planned[:1], *sites, *planned[1:]]
+    target.probes = [Probe(wrapped(call, wrap)) for call in calls]
+    target.probes[len(documented) : len(documented)] = doctest_probes(node, name, facts.names)
     if not target.probes:
         target.skip = "no input could be derived for its parameters"
     return target

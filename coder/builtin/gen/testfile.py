@@ -50,6 +50,9 @@ def import_style(text: str, module: str) -> ImportStyle:
                     prefix = f"{alias.asname or module}."
         elif isinstance(node, ast.ImportFrom):
             last = node.end_lineno or node.lineno
+            for alias in node.names:  # `from pkg import mod`: the tests call `mod.f()`
+                if node.level == 0 and f"{node.module}.{alias.name}" == module:
+                    prefix = f"{alias.asname or alias.name}."
             simple = all(alias.asname is None and alias.name != "*" for alias in node.names)
             if node.module == module and node.level == 0 and simple and found is None:
                 names = tuple(alias.name for alias in node.names)

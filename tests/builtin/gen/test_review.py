@@ -7,9 +7,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from coder.builtin.gen import Call, Probe, Result, Target, find_targets
+from coder.agent.loop import Agent
+from coder.builtin.gen import BuiltinGenModel, Call, Probe, Result, Target, find_targets
 from coder.builtin.gen.select import designed, raise_lines
-from tests.helpers import function_source, generate, run_pytest_in
+from sandbox import LocalSandbox
+from tests.helpers import Generated, function_source, generate, run_pytest_in, write_tree
+from tools import ToolContext, default_registry
 
 PARSE = '''\
 def port(text: str) -> int:
@@ -78,3 +81,23 @@ def test_a_private_helper_gets_no_test_when_the_public_one_notices_it_all(
     generated = generate(tmp_path, {"parse.py": PARSE}, "parse", ["digits", "_digits"])
     assert " _digits(" not in generated.text and "import _digits" not in generated.text
     assert "- _digits: skipped (the other tests notice all it does)" in generated.summary
+
+
+def test_tests_join_a_file_that_imports_the_module_from_its_package(tmp_path: Path) -> None:
+    existing = "from pkg import parse\n\n\ndef test_old():\n    assert parse.positive(2) == 2\n"
+    files = {"pkg/__init__.py": "", "pkg/parse.py": PARSE, "tests/test_parse.py": existing}
+    generated = generate_in_package(tmp_path, files)
+    assert "    parse.positive(0)\n" in generated.text
+    assert "from pkg.parse import" not in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def generate_in_package(tmp_path: Path, files: dict[str, str]) -> Generated:
+    repo = write_tree(tmp_path / "repo", files)
+    target = {"path": "pkg/parse.py", "module": "pkg.parse", "test_file": "tests/test_parse.py"}
+    with LocalSandbox(repo) as box:
+        agent = Agent(BuiltinGenModel(), default_registry(), ToolContext(box))
+        result = agent.run("Write tests for pkg/parse.py", task_data={"target": target})
+        text = box.read("tests/test_parse.py").decode()
+    (repo / "tests/test_parse.py").write_text(text, encoding="utf-8")
+    return Generated(repo, result.status, result.summary, text)

@@ -106,3 +106,10 @@ def test_equal_bounds_tell_a_strict_comparison_from_a_loose_one(tmp_path: Path) 
         "def test_clamp_with_equal_lower_and_upper():\n    assert clamp(3, 3, 3) == 3\n"
     )
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_the_modules_own_calls_with_literals_are_tried() -> None:
+    source = 'def fmt(n: int, unit: str) -> str:\n    return f"{n} {unit}"\n\n\n'
+    source += 'BANNER = fmt(3, "items")\n'
+    [target] = find_targets(source, ["fmt"])
+    assert [p.call.source() for p in target.probes][:2] == ['fmt(3, "abc")', 'fmt(3, "items")']

@@ -154,7 +154,8 @@ def _table(
     tests = [test for test, _ in group]
     names = set().union(*(t.names for t in tests))
     modules = set().union(*(t.modules for t in tests))
-    return Rendered(unique, "\n".join(lines) + "\n", names, True, modules)
+    results = frozenset().union(*(t.results for t in tests))
+    return Rendered(unique, "\n".join(lines) + "\n", names, True, modules, results)
 
 
 def _body(shape: _Shape, columns: dict[int, str]) -> list[str] | None:

@@ -1,4 +1,5 @@
-"""The module to write tests for, as the gen workflow describes it on the task message."""
+"""The module to write tests for, as the gen workflow describes it on the task message,
+and what became of it: the outcome and the finish summary."""
 
 from __future__ import annotations
 
@@ -47,3 +48,25 @@ class GenTarget:
 def _survivors(data: list[Any]) -> list[Survivor]:
     found = [Survivor.from_data(item) for item in data]
     return [survivor for survivor in found if survivor is not None]
+
+
+@dataclass
+class GenOutcome:
+    tests: dict[str, list[str]] = field(default_factory=dict)
+    """Target name -> the tests written for it (and kept)."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    bugs: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+
+def gen_summary(goal: GenTarget, outcome: GenOutcome, written: bool, round_: str = "") -> str:
+    """The finish summary: tests per target, skipped targets, then POSSIBLE BUG lines."""
+    count = sum(len(names) for names in outcome.tests.values())
+    where = f" in {goal.test_file}" if written and count else ""
+    wrote = f"wrote {count} test{'s' * (count != 1)} for {goal.module}{where}"
+    lines = [f"builtin generator: {round_}{wrote}"]
+    lines += [f"- {name}: {', '.join(names)}" for name, names in outcome.tests.items()]
+    lines += [f"- {name}: skipped ({why})" for name, why in outcome.skipped.items()]
+    if outcome.dropped:
+        lines.append(f"- dropped (failed when run): {', '.join(outcome.dropped)}")
+    return "\n".join(lines + outcome.bugs)

@@ -10,7 +10,7 @@ the strict xfail tests of doctests the code contradicts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from coder.builtin.gen.fold import Signatures, folded
 from coder.builtin.gen.probe import Result
@@ -34,6 +34,8 @@ class Pick:
 
     target: Target
     chosen: list[Result] = field(default_factory=list)
+    candidates: list[Result] = field(default_factory=list)
+    """The results its tests may assert (bugs and accidental errors left out)."""
     does: dict[int, frozenset[object]] = field(default_factory=dict)
     """id(result) -> the wanted mutants (ids) and lines ("L12") its test notices or runs."""
     bugs: list[tuple[Result, str]] = field(default_factory=list)
@@ -61,20 +63,29 @@ def pick(
     context: Context,
 ) -> tuple[Pick, Aim]:
     """The target's chosen results, and the aim left after them."""
-    prefix = context.prefix
     bugs = possible_bugs(target, results, context.module, doctests=target.freeze is None)
     if bugs:
         results = apart_from(results, [result for result, _ in bugs])
     results = [result for result in results if designed(result, target, context.raises)]
     if target.volatile:
         results = [result for result in results if result.kind == "raise"]
-    noticed = (lambda r: notices(r, asserted(target, r, prefix))) if analysed else None
-    chosen = choose(results, aim if analysed else Aim(aim.lines), usable, noticed)
+    found, aim = picked(Pick(target, candidates=results, analysed=analysed), aim, usable, context)
+    return replace(found, bugs=bugs), aim
+
+
+def picked(
+    found: Pick, aim: Aim, usable: Callable[[Result], bool], context: Context
+) -> tuple[Pick, Aim]:
+    """`found` with its results chosen from its candidates for `aim`, and what is left."""
+    target, results = found.target, found.candidates
+    noticed = None
+    if found.analysed:
+        noticed = lambda r: notices(r, asserted(target, r, context.prefix))  # noqa: E731
+    chosen = choose(results, aim if found.analysed else Aim(aim.lines), usable, noticed)
     told: Noticed = noticed or _nothing
     does = {id(r): frozenset(told(r) & aim.mutants) | _lines(r, aim) for r in chosen}
     returns = any(r.kind == "return" for r in results)
-    found = Pick(target, chosen, does, bugs, returns, analysed)
-    return found, aim.after(chosen, told)
+    return replace(found, chosen=chosen, does=does, returns=returns), aim.after(chosen, told)
 
 
 def _nothing(result: Result) -> frozenset[int]:
@@ -96,12 +107,7 @@ def pruned(picks: list[Pick]) -> list[Pick]:
             kept.remove(result)
     left = set(kept)
     left |= {id(r) for p in picks for r in p.chosen if not p.does.get(id(r))}
-    return [
-        Pick(
-            p.target, [r for r in p.chosen if id(r) in left], p.does, p.bugs, p.returns, p.analysed
-        )
-        for p in picks
-    ]
+    return [replace(p, chosen=[r for r in p.chosen if id(r) in left]) for p in picks]
 
 
 def rendered(

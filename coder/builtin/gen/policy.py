@@ -15,17 +15,18 @@ import ast
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
 from coder.builtin.gen.fold import Signatures, signatures
-from coder.builtin.gen.goal import GenTarget
+from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.picks import Context, Pick, pick, pruned, rendered
 from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
 from coder.builtin.gen.render import Rendered, render_test
+from coder.builtin.gen.retry import rejected_names, second_picks
 from coder.builtin.gen.select import Aim, raise_lines
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, merged, test_names
@@ -36,13 +37,12 @@ MAX_TEST_ROUNDS = 2
 """run_tests rounds: the first run, and one more after failing tests are dropped."""
 
 
-@dataclass
-class GenOutcome:
-    tests: dict[str, list[str]] = field(default_factory=dict)
-    """Target name -> the tests written for it (and kept)."""
-    skipped: dict[str, str] = field(default_factory=dict)
-    bugs: list[str] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)
+@dataclass(frozen=True)
+class FirstRound:
+    picks: list[Pick]
+    context: Context
+    written: dict[str, Rendered]
+    """Test name -> the test, as written (before the run dropped any that failed)."""
 
 
 class GenPolicy:
@@ -60,6 +60,8 @@ class GenPolicy:
         self.pool: MutantPool | None = None
         self.aim = Aim()
         """What the tests chosen so far leave to do (lines, mutants)."""
+        self.first: FirstRound | None = None
+        """What the first round chose and wrote, for a second one after the verdict."""
 
     def run(self) -> Policy:
         goal = self.target
@@ -86,9 +88,23 @@ class GenPolicy:
         return gen_summary(goal, self.outcome, self.written)
 
     def rejected(self, message: str) -> Policy:
-        reason = message.strip().splitlines()[0] if message.strip() else "no reason given"
-        return f"builtin generator: nothing more to try after the workflow's answer ({reason})"
-        yield []  # a generator, like every policy
+        """One more round when the workflow rejected tests of ours (retry.py), from the
+        results already probed; nothing more after that."""
+        first, goal, self.first = self.first, self.target, None
+        names = rejected_names(message) & set(first.written if first else {})
+        if first is None or goal is None or not names:
+            reason = message.strip().splitlines()[0] if message.strip() else "no reason given"
+            return f"builtin generator: nothing more to try after the workflow's answer ({reason})"
+        texts = yield from read_files([goal.test_file])
+        existing = texts.get(goal.test_file)
+        self.existing, self.outcome, context = existing or "", GenOutcome(), first.context
+        usable = lambda target: self._usable(target, context.prefix)  # noqa: E731
+        picks = second_picks(first.picks, first.written, names, self.aim, usable, context)
+        taken = test_names(existing) | set(first.written)
+        tests = self._rendered(picks, context.prefix, taken, report=False)
+        if tests:
+            yield from self._write_and_check(goal, existing, tests)
+        return gen_summary(goal, self.outcome, self.written, "second round: ")
 
     def _generate(
         self, goal: GenTarget, targets: list[Target], existing: str | None
@@ -120,15 +136,18 @@ class GenPolicy:
             found, self.aim = pick(target, results, self.aim, analysed, usable, context)
             self.outcome.bugs += [line for _, line in found.bugs]
             picks.append(found)
-        return self._rendered(pruned(picks), prefix, test_names(existing))
+        picks = pruned(picks)
+        tests = self._rendered(picks, prefix, test_names(existing))
+        self.first = FirstRound(picks, context, {test.name: test for _, test in tests})
+        return tests
 
     def _rendered(
-        self, picks: list[Pick], prefix: str, taken: set[str]
+        self, picks: list[Pick], prefix: str, taken: set[str], report: bool = True
     ) -> list[tuple[str, Rendered]]:
         tests: list[tuple[str, Rendered]] = []
         for found in picks:
             made, why = rendered(found, prefix, taken, self.signatures)
-            if why:
+            if why and report:
                 self.outcome.skipped[found.target.name] = why
             tests += [(found.target.name, test) for test in made]
         return tests
@@ -234,15 +253,3 @@ def _failing_tests(test_file: str, ours: set[str]) -> Steps[set[str] | None]:
     if any("::" not in failure.nodeid for failure in run.failures):
         return set(ours)  # the file did not collect: none of its tests ran
     return {failure.nodeid.split("::")[-1].split("[")[0] for failure in run.failures} & ours
-
-
-def gen_summary(goal: GenTarget, outcome: GenOutcome, written: bool) -> str:
-    """The finish summary: tests per target, skipped targets, then POSSIBLE BUG lines."""
-    count = sum(len(names) for names in outcome.tests.values())
-    where = f" in {goal.test_file}" if written and count else ""
-    lines = [f"builtin generator: wrote {count} test{'s' * (count != 1)} for {goal.module}{where}"]
-    lines += [f"- {name}: {', '.join(names)}" for name, names in outcome.tests.items()]
-    lines += [f"- {name}: skipped ({why})" for name, why in outcome.skipped.items()]
-    if outcome.dropped:
-        lines.append(f"- dropped (failed when run): {', '.join(outcome.dropped)}")
-    return "\n".join(lines + outcome.bugs)

@@ -50,6 +50,8 @@ class Rendered:
     uses_pytest: bool = False
     modules: set[str] = field(default_factory=set)
     """Other modules the test uses by name (`random`, for `random.seed`)."""
+    results: frozenset[int] = frozenset()
+    """The ids of the probe results it asserts (several for a table)."""
 
 
 def render_test(target: Target, result: Result, prefix: str, taken: set[str]) -> Rendered | None:
@@ -72,7 +74,7 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
         names.add(result.type)
     modules = {"random"} if freeze and freeze.seed else set()
     modules |= needed_modules(source)
-    return Rendered(name, source, names, "pytest." in source, modules)
+    return Rendered(name, source, names, "pytest." in source, modules, frozenset({id(result)}))
 
 
 def _indented(body: list[str]) -> list[str]:
@@ -119,7 +121,7 @@ def render_bug_test(
     taken.add(name)
     source = _xfail_mark(f"possible bug: {why}") + f"def {name}():\n"
     source += "".join(f"{_INDENT}{line}\n" for line in body)
-    return Rendered(name, source, {_root(result.probe.call)}, True)
+    return Rendered(name, source, {_root(result.probe.call)}, True, set(), frozenset({id(result)}))
 
 
 def _literal_check(text: str) -> str | None:

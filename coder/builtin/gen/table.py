@@ -101,7 +101,8 @@ def _render(
     source = _decorator(columns, values) + f"def {name}({', '.join(columns)}):\n"
     source += "".join(f"{text}\n" for text in laid_out(line, _INDENT))
     taken.add(name)
-    return Rendered(name, source, {cases[0].probe.call.callee.split(".")[0]}, True)
+    imported = {cases[0].probe.call.callee.split(".")[0]}
+    return Rendered(name, source, imported, True, set(), frozenset(id(case) for case in cases))
 
 
 def _row(result: Result, params: list[str], varargs: str) -> dict[str, str]:

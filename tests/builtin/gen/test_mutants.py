@@ -95,9 +95,28 @@ def test_a_result_whose_work_later_results_do_is_pruned() -> None:
     first, second = Target("f"), Target("g")
     one, two, three = (Result(Probe(Call(n)), "return", "1") for n in ("f", "g", "g2"))
     picks = [
-        Pick(first, [one], {id(one): frozenset({1, 2})}),
-        Pick(second, [two, three], {id(two): frozenset({1, 2, 3}), id(three): frozenset()}),
+        Pick(first, [one], does={id(one): frozenset({1, 2})}),
+        Pick(second, [two, three], does={id(two): frozenset({1, 2, 3}), id(three): frozenset()}),
     ]
     left = pruned(picks)
     # f's test notices nothing g's does not; a result kept for its behaviour alone stays.
     assert [p.chosen for p in left] == [[], [two, three]]
+
+
+def test_a_second_round_offers_another_input_for_a_rejected_test(tmp_path: Path) -> None:
+    fail = {"line": 7, "function": "grade", "operator": "return_none"}
+    survivor = {**fail, "original": 'return "fail"', "replacement": "return None"}
+    repo = write_tree(tmp_path / "repo", {"grade.py": GRADE})
+    target = {"path": "grade.py", "module": "grade", "test_file": "tests/test_grade.py"}
+    with LocalSandbox(repo) as box:
+        agent = Agent(BuiltinGenModel(), default_registry(), ToolContext(box))
+        first = agent.run("Write tests", task_data={"target": {**target, "survivors": [survivor]}})
+        assert "- grade: test_grade_with_score_3" in first.summary
+        removed = "These tests were removed from tests/test_grade.py:\n- test_grade_with_score_3: "
+        box.write("tests/test_grade.py", b"")  # as the workflow leaves it
+        second = agent.resume(removed + "it notices no change the other tests miss")
+        again = box.read("tests/test_grade.py").decode()
+        third = agent.resume(removed + "still")
+    assert second.summary.startswith("builtin generator: second round: wrote 1 test")
+    assert 'assert grade(49) == "fail"' in again and "grade(3)" not in again
+    assert "nothing more to try" in third.summary

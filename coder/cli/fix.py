@@ -9,7 +9,8 @@ import typer
 
 from coder.cli import options as opt
 from coder.cli.options import CommonOptions
-from coder.cli.render import fix_summary, print_report
+from coder.cli.render import print_report
+from coder.cli.summaries import fix_summary
 from coder.errors import ExitCode, UsageError
 
 RepoArgument = Annotated[Path, opt.repo_argument("repair")]

@@ -9,7 +9,8 @@ import typer
 
 from coder.cli import options as opt
 from coder.cli.options import CommonOptions
-from coder.cli.render import gen_summary, print_report
+from coder.cli.render import print_report
+from coder.cli.summaries import gen_summary
 from coder.config import ConfigError
 from coder.delivery.report import GenReport
 from coder.errors import ExitCode

@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from coder.cli.options import CommonOptions, Repo, with_common_options
-from coder.cli.render import print_report, run_summary, terminal_approver
+from coder.cli.render import print_report, terminal_approver
+from coder.cli.summaries import run_summary
 from coder.delivery.report import RunReport
 from coder.errors import ExitCode
 

@@ -8,7 +8,8 @@ import io
 import pytest
 from rich.console import Console
 
-from coder.cli.render import fix_summary, progress_printer
+from coder.cli.render import progress_printer
+from coder.cli.summaries import fix_summary
 from coder.delivery.report import FixReport
 
 ERROR = "E   ValueError: bad [/x] and [bold]not bold[/bold]"

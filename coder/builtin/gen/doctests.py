@@ -31,6 +31,8 @@ from coder.builtin.gen.values import double_quoted
 MAX_SCENARIOS = 5
 """Doctest checks probed per function."""
 _DISPLAYS = {"print", "repr", "str", "len", "list", "sorted", "type", "isinstance"}
+_PURE = {name for name in dir(builtins) if name != "setattr"}
+"""Builtins that leave their arguments as they are."""
 _LOOSE = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.SKIP
 """Options under which the expected output is not the exact repr to compare with."""
 
@@ -54,7 +56,7 @@ def doctest_probes(node: ast.AST, name: str, module_names: set[str]) -> list[Pro
             probe = _scenario(check, earlier, example, name, module_names)
             if probe is not None:
                 found.append(probe)
-        earlier += [stmt for stmt in tree.body if _sets_up(stmt)]
+        earlier += [_as_setup(stmt) for stmt in tree.body if _sets_up(stmt)]
     return found
 
 
@@ -139,23 +141,36 @@ def _needed(earlier: list[ast.stmt], check: ast.expr) -> list[ast.stmt]:
 
 
 def _sets_up(stmt: ast.stmt) -> bool:
-    """A statement that binds names or may change what one holds (not a display)."""
+    """A statement that binds names or may change what one holds (not a display); a
+    check such as `set_pointer(obj, "/a", 1) == {...}` may change `obj` too."""
     if isinstance(stmt, ast.Expr):
-        value = stmt.value
+        value = stmt.value.left if isinstance(stmt.value, ast.Compare) else stmt.value
         return (
             isinstance(value, ast.Call) and _called(value) not in _DISPLAYS and bool(_changed(stmt))
         )
     return not isinstance(stmt, ast.Assert | ast.Pass)
 
 
+def _as_setup(stmt: ast.stmt) -> ast.stmt:
+    """The call a check compares, as a statement of its own (what it shows is not needed)."""
+    value = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(value, ast.Compare) and isinstance(value.left, ast.Call):
+        return ast.Expr(value.left)
+    return stmt
+
+
 def _changed(stmt: ast.stmt) -> set[str]:
-    """Names whose object a method call in `stmt` may change (`oset.add(3)` -> oset)."""
-    return {
-        node.func.value.id
-        for node in ast.walk(stmt)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-        if isinstance(node.func.value, ast.Name)
-    }
+    """Names whose object a call in `stmt` may change: a method's owner (`oset.add(3)` ->
+    oset), a name passed to a function that is no display (`set_pointer(obj, ...)`)."""
+    found: set[str] = set()
+    for node in ast.walk(stmt):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            found.add(node.func.value.id)
+        elif _called(node) and _called(node) not in _DISPLAYS | _PURE:
+            found |= {arg.id for arg in node.args if isinstance(arg, ast.Name)}
+    return found
 
 
 def _bound(stmt: ast.stmt) -> set[str]:

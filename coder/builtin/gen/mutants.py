@@ -28,15 +28,24 @@ class Survivor:
     line: int
     original: str
     replacement: str
+    col: int | None = None
+    """Where on the line, when the workflow says: two `1`s on one line are two mutants."""
 
     @classmethod
     def from_data(cls, data: Any) -> Survivor | None:
         if not isinstance(data, dict):
             return None
         try:
-            return cls(int(data["line"]), str(data["original"]), str(data["replacement"]))
+            col = int(data["col"]) if isinstance(data.get("col"), int) else None
+            return cls(int(data["line"]), str(data["original"]), str(data["replacement"]), col)
         except (KeyError, TypeError, ValueError):
             return None
+
+    def matches(self, mutant: Mutant) -> bool:
+        same = (self.line, self.original, self.replacement)
+        if same != (mutant.line, mutant.original, mutant.replacement):
+            return False
+        return self.col is None or self.col == mutant.col
 
 
 class MutantPool:
@@ -51,8 +60,7 @@ class MutantPool:
     ) -> None:
         every = mutants_for(source, path)
         if survivors is not None:
-            keys = {(s.line, s.original, s.replacement) for s in survivors}
-            every = [m for m in every if (m.line, m.original, m.replacement) in keys]
+            every = [m for m in every if any(s.matches(m) for s in survivors)]
         elif uncovered:
             every = [m for m in every if uncovered & set(range(m.statement_line, m.end_line + 1))]
         self.mutants: dict[int, Mutant] = dict(enumerate(every))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from coder.builtin.gen.fold import Signatures, folded
+from coder.builtin.gen.parses import parsing
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.render import Rendered, asserted, render_bug_test, render_test
 from coder.builtin.gen.select import (
@@ -122,6 +123,9 @@ def rendered(
         why = line.split(": ", 2)[-1]  # POSSIBLE BUG: module.name: <why>
         marked = render_bug_test(target, result, prefix, taken, why)
         tests += [marked] if marked is not None else []
+    tests, broken = parsing(tests)
+    if broken and not tests:
+        return [], "; ".join(f"{name} {why}" for name, why in broken.items())
     return tests, "" if tests else _nothing_kept(found)
 
 

@@ -23,13 +23,14 @@ from coder.builtin.gather import read_files
 from coder.builtin.gen.fold import Signatures, signatures
 from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
 from coder.builtin.gen.mutants import MutantPool
+from coder.builtin.gen.parses import merged_parsing
 from coder.builtin.gen.picks import Context, Pick, pick, pruned, rendered
 from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
 from coder.builtin.gen.select import Aim, raise_lines
 from coder.builtin.gen.targets import add_site_calls, find_targets
-from coder.builtin.gen.testfile import import_style, merged, test_names
+from coder.builtin.gen.testfile import import_style, test_names
 from coder.builtin.gen.types import Target
 from tools import TestRun, is_test_file
 
@@ -207,13 +208,18 @@ class GenPolicy:
     ) -> Steps[bool]:
         """Write the file with `ours` (written afresh, so a dropped test takes its imports
         with it); with none left, put back what was there, or remove the new file."""
+        style = import_style(existing or "", goal.module)
+        tests = [test for _, test in ours.values()]
+        text, broken = merged_parsing(existing, goal.module, style, tests) if tests else ("", {})
+        for name, why in broken.items():  # dropped alone: the rest of the file still runs
+            del ours[name]
+            self.outcome.dropped.append(f"{name} ({why})")
+        tests = [test for _, test in ours.values()]
         if not ours and existing is None:
             yield [ToolRequest("run_shell", {"command": f"rm -f -- {shlex.quote(goal.test_file)}"})]
             self.written = False
             return True
-        style = import_style(existing or "", goal.module)
-        tests = [test for _, test in ours.values()]
-        text = merged(existing, goal.module, style, tests) if tests else str(existing)
+        text = text if tests else str(existing)
         [written] = yield [ToolRequest("write_file", {"path": goal.test_file, "content": text})]
         if written.failed:
             self.outcome.skipped["(file)"] = written.content.splitlines()[0]

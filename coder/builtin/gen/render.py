@@ -66,8 +66,7 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
     used = "\n".join(body)
     fixtures = ", ".join(f for f in ("monkeypatch", "capsys") if f"{f}." in used)
     source = f"def {name}({fixtures}):\n" + "".join(f"{line}\n" for line in _indented(body))
-    calls = (*result.probe.setup, result.probe.call)
-    names = {_root(c) for c in calls if c.qualified} | {n for c in calls for n in c.uses}
+    names = _call_names(result)
     if result.kind == "raise" and result.expect_from:
         names.add(result.expect)
     if result.eval_ok and result.kind == "return":
@@ -117,11 +116,18 @@ def render_bug_test(
         if shown is None:
             return None
         body = _assert(call, shown)
+    body = [*_setup(target, result, prefix), *body]  # the earlier lines the doctest needs
     name = _unique(_join(f"test_{snake_case(target.name)}", "as_its_doctest_says"), taken)
     taken.add(name)
     source = _xfail_mark(f"possible bug: {why}") + f"def {name}():\n"
-    source += "".join(f"{_INDENT}{line}\n" for line in body)
-    return Rendered(name, source, {_root(result.probe.call)}, True, set(), frozenset({id(result)}))
+    source += "".join(f"{line}\n" for line in _indented(body))
+    return Rendered(name, source, _call_names(result), True, set(), frozenset({id(result)}))
+
+
+def _call_names(result: Result) -> set[str]:
+    """The module's names the probe's calls use (a verbatim doctest line names its own)."""
+    calls = (*result.probe.setup, result.probe.call)
+    return {_root(c) for c in calls if c.qualified} | {n for c in calls for n in c.uses}
 
 
 def _literal_check(text: str) -> str | None:

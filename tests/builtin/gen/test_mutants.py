@@ -120,3 +120,14 @@ def test_a_second_round_offers_another_input_for_a_rejected_test(tmp_path: Path)
     assert second.summary.startswith("builtin generator: second round: wrote 1 test")
     assert 'assert grade(49) == "fail"' in again and "grade(3)" not in again
     assert "nothing more to try" in third.summary
+
+
+def test_a_survivors_column_tells_two_like_mutants_on_one_line_apart() -> None:
+    source = "def f(m):\n    return m.group(1) + m.group(1)\n"
+    data = {"line": 2, "original": "1", "replacement": "2"}
+    ambiguous = MutantPool(source, "f.py", [Survivor(2, "1", "2")], set())
+    assert len(ambiguous.mutants) == 2  # without a column, both might be the survivor
+    second = Survivor.from_data({**data, "col": 32})
+    assert second is not None
+    [mutant] = MutantPool(source, "f.py", [second], set()).mutants.values()
+    assert mutant.col == 32

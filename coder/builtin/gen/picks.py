@@ -111,6 +111,37 @@ def pruned(picks: list[Pick]) -> list[Pick]:
     return [replace(p, chosen=[r for r in p.chosen if id(r) in left]) for p in picks]
 
 
+MIN_EXTRA = 2
+"""What a target's second (third...) test function must notice or run that no other test
+does: one mutant more is not worth a test function more (a table's row is cheaper)."""
+
+
+def trimmed(tests: list[tuple[str, Rendered]], picks: list[Pick]) -> list[tuple[str, Rendered]]:
+    """`tests` without the extra test functions of a target that add less than MIN_EXTRA
+    (each target keeps the test that does the most; marked tests and the errors a
+    function raises on purpose always stay)."""
+    does = {i: d for p in picks for i, d in p.does.items()}
+    raising = {id(r) for p in picks for r in p.chosen if r.kind == "raise"}
+
+    def work(test: Rendered) -> set[object]:
+        return set().union(*(does.get(i, frozenset()) for i in test.results))
+
+    best: dict[str, Rendered] = {}
+    for name, test in tests:
+        if name not in best or len(work(test)) > len(work(best[name])):
+            best[name] = test
+    kept = list(tests)
+    for pair in sorted(tests, key=lambda pair: len(work(pair[1]))):
+        name, test = pair
+        marked = "xfail" in test.source.split("\n", 1)[0]
+        if test is best[name] or not work(test) or marked or test.results <= raising:
+            continue
+        others = set().union(*(work(t) for n, t in kept if t is not test))
+        if len(work(test) - others) < MIN_EXTRA:
+            kept = [other for other in kept if other[1] is not test]
+    return kept
+
+
 def rendered(
     found: Pick, prefix: str, taken: set[str], known: Signatures
 ) -> tuple[list[Rendered], str]:

@@ -24,7 +24,7 @@ from coder.builtin.gen.fold import Signatures, signatures
 from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.parses import merged_parsing
-from coder.builtin.gen.picks import Context, Pick, pick, pruned, rendered
+from coder.builtin.gen.picks import Context, Pick, pick, pruned, rendered, trimmed
 from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
@@ -138,7 +138,7 @@ class GenPolicy:
             self.outcome.bugs += [line for _, line in found.bugs]
             picks.append(found)
         picks = pruned(picks)
-        tests = self._rendered(picks, prefix, test_names(existing))
+        tests = trimmed(self._rendered(picks, prefix, test_names(existing)), picks)
         self.first = FirstRound(picks, context, {test.name: test for _, test in tests})
         return tests
 

@@ -40,6 +40,37 @@ def _example_call(source: str, name: str, params: list[str]) -> Call | None:
     return literal_call(node, name, params, "doctest")
 
 
+def module_doctest_calls(tree: ast.Module, name: str, params: list[str]) -> list[Call]:
+    """Calls of `name` with literal arguments in the examples of the module's docstring
+    and its classes' (`>>> iso8601.parse_date("2007-01-25T12:00:00Z")`): inputs, not
+    checks (what they show is often no literal)."""
+    nodes: list[ast.Module | ast.ClassDef] = [tree]
+    nodes += [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    found: dict[str, Call] = {}
+    for node in nodes:
+        try:
+            examples = doctest.DocTestParser().get_examples(ast.get_docstring(node) or "")
+        except ValueError:
+            continue
+        for example in examples:
+            call = _unqualified(example.source.strip(), name, params)
+            if call is not None and len(found) < MAX_DOCTESTS:
+                found.setdefault(call.source(), call)
+    return list(found.values())
+
+
+def _unqualified(source: str, name: str, params: list[str]) -> Call | None:
+    """`module.name(...)` or `name(...)` with literal arguments, as a call of `name`."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return None
+    func = node.func if isinstance(node, ast.Call) else None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        node = ast.Call(ast.Name(func.attr, ast.Load()), node.args, node.keywords)  # type: ignore[attr-defined]
+    return literal_call(node, name, params, "site")
+
+
 def site_calls(lines: list[str], name: str, params: list[str]) -> list[Call]:
     """Calls of `name` with literal arguments on lines of the existing tests."""
     found: dict[str, Call] = {}

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.hints import resolved
+from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
 from coder.builtin.gen.usage import body_strings, text_values, usage_hint
 from coder.builtin.gen.values import (
     CHARACTER,
@@ -53,6 +54,7 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
     found = []
     for arg, default, keyword_only in pairs:
         values = _values(hinted[arg.arg], literals.get(arg.arg, []))
+        values = _matched(node, arg.arg, facts, values)
         if arg.arg in texts:
             values = [*values[:1], *_texts(node, arg.arg), *values[1:]]
         literal = default is not None and is_parsed(node_value(default))
@@ -82,6 +84,21 @@ def _hinted(
     used = hint_values(hint, arg.arg, origin)
     found = used if origin == "hint" else [*guessed, *used]
     return list({value.source: value for value in reversed(found)}.values())[::-1]
+
+
+def _matched(
+    node: ast.FunctionDef, param: str, facts: ModuleFacts, values: list[Value]
+) -> list[Value]:
+    """Strings the module's own regular expression accepts come first when `param`
+    flows into one (the last one is a near miss)."""
+    found = flowing_patterns(node, param, module_patterns(facts.tree))
+    if not found:
+        return values
+    matched = [
+        Value(double_quoted(repr(text)), f"{param}_{n}", "literal") for n, text in enumerate(found)
+    ]
+    unique = {value.source: value for value in [*matched, *values]}
+    return list(unique.values())
 
 
 def _texts(node: ast.FunctionDef, param: str) -> list[Value]:

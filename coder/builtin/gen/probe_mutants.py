@@ -82,7 +82,7 @@ def noticed(original: Record, mutated: Record) -> str:
     if mutated.get("kind") != original.get("kind"):
         return "k"
     one, two = aspects(original), aspects(mutated)
-    letters = "t" if original.get("kind") == "raise" else "vao"
+    letters = "tv" if original.get("kind") == "raise" else "vao"  # a raise's v: its message
     return "".join(letter for letter in letters if one[letter] != two[letter])
 
 

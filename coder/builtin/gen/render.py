@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.layout import laid_out
+from coder.builtin.gen.messages import match_argument
 from coder.builtin.gen.operators import needed_modules
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Target
@@ -155,6 +156,8 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
     call = result.probe.call.source(prefix)
     if result.kind == "raise":
         expect = f"{prefix}{result.expect}" if result.expect_from else result.expect
+        match = pinned_message(target, result)
+        expect = f"{expect}, {match}" if match else expect
         return [*setup, f"with pytest.raises({expect}):", f"{_INDENT}{call}"]
     if target.init and not result.probe.verbatim:
         observed = _observed(result.after, [])
@@ -174,7 +177,8 @@ def asserted(target: Target, result: Result, prefix: str) -> str:
     """What `result`'s test checks, as probe_mutants.py's aspect letters: "t" the
     exception's type, "v" the value, "o" the printed text, "a" the state afterwards."""
     if result.kind == "raise":
-        return "t"
+        whole = result.raised_at in target.messages and target.messages[result.raised_at][1]
+        return "tv" if whole and pinned_message(target, result) else "t"
     if target.init and not result.probe.verbatim:
         return "a"
     nothing = result.repr == "None" and bool(target.var or target.procedure)
@@ -183,6 +187,12 @@ def asserted(target: Target, result: Result, prefix: str) -> str:
     if result.repr == "None" and result.stdout and len(result.stdout) <= MAX_PRINTED:
         return "o"
     return "a" if target.var and not result.probe.verbatim else ""
+
+
+def pinned_message(target: Target, result: Result) -> str | None:
+    """`match="..."` for an exception raised by the module's own literal message."""
+    pinned = target.messages.get(result.raised_at) if result.raised_at else None
+    return match_argument(pinned, result.repr) if pinned else None
 
 
 def _setup(target: Target, result: Result, prefix: str) -> list[str]:

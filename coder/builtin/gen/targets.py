@@ -17,8 +17,14 @@ from coder.builtin.gen.calls import plan_calls
 from coder.builtin.gen.classes import method_target, with_inherited
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
-from coder.builtin.gen.examples import doctest_calls, module_calls, site_calls
+from coder.builtin.gen.examples import (
+    doctest_calls,
+    module_calls,
+    module_doctest_calls,
+    site_calls,
+)
 from coder.builtin.gen.freeze import freeze_for, volatile_sources
+from coder.builtin.gen.messages import raise_messages
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.types import (
     Function,
@@ -48,6 +54,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     classes = {name: with_inherited(node, own) for name, node in own.items()}
     targets, probed = [], 0
+    messages = raise_messages(tree)
     # Public names first: the targets probed go to the API, whose calls reach the helpers too.
     ordered = sorted(names or _public(functions, own), key=_priority)
     for name in ordered:
@@ -64,6 +71,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
         if owner and owner in volatile:
             reaches |= volatile.get("__init__", frozenset())
         target.freeze = freeze_for(reaches)
+        target.messages = messages
         target.volatile = bool(reaches) and target.freeze is None
         targets.append(target)
     return targets
@@ -120,6 +128,7 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
     documented = doctest_calls(node, name, name, target.params)
     planned = plan_calls(name, params)
     sites = module_calls(facts.tree, name, target.params)[:MAX_SITES]
+    sites = module_doctest_calls(facts.tree, name, target.params) + sites
     calls = [*documented, *planned[:1], *sites, *planned[1:]]
     target.probes = [Probe(wrapped(call, wrap)) for call in calls]
     target.probes[len(documented) : len(documented)] = doctest_probes(node, name, facts.names)

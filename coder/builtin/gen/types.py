@@ -50,6 +50,8 @@ class Target:
     """It returns nothing (no `return value`): its None is not worth asserting."""
     documented: frozenset[str] = frozenset()
     """The exceptions its docstring names (`Raises: ValueError`): its tests may pin them."""
+    messages: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    """The module's literal raise messages by line (messages.raise_messages)."""
 
 
 def is_procedure(node: Function) -> bool:

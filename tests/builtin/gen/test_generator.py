@@ -172,7 +172,7 @@ def test_a_boundary_is_chosen_over_a_typical_value(calc: Generated) -> None:
 def test_an_exception_is_expected_with_pytest_raises(calc: Generated) -> None:
     assert function_source(calc.text, "test_check_age_raises_for_negative_age") == (
         "def test_check_age_raises_for_negative_age():\n"
-        "    with pytest.raises(ValueError):\n"
+        '    with pytest.raises(ValueError, match="age cannot be negative"):\n'
         "        check_age(-1)"
     )
 
@@ -281,7 +281,7 @@ def test_a_source_no_test_can_pin_leaves_only_the_errors_asserted(tmp_path: Path
     assert "- today_label: test_today_label_raises_for_empty_prefix\n" in generated.summary
     assert function_source(generated.text, "test_today_label_raises_for_empty_prefix") == (
         "def test_today_label_raises_for_empty_prefix():\n"
-        "    with pytest.raises(ValueError):\n"
+        '    with pytest.raises(ValueError, match="prefix"):\n'
         '        today_label("")'
     )
     assert "monkeypatch" not in generated.text
@@ -295,7 +295,9 @@ def test_a_source_no_test_can_pin_leaves_only_the_errors_asserted(tmp_path: Path
 
 
 def test_tests_join_an_existing_file_in_its_import_style(clock: Generated) -> None:
-    assert clock.text.startswith("import random\n\nfrom clock import label, roll, stamp\n")
+    assert clock.text.startswith(
+        "import random\n\nimport pytest\n\nfrom clock import label, roll, stamp\n"
+    )
     assert function_source(clock.text, "test_stamp_is_a_float") in TEST_CLOCK
 
 

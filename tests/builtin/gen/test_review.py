@@ -50,7 +50,7 @@ def test_only_errors_the_function_raises_or_documents_are_pinned(tmp_path: Path)
     assert "port(" in generated.text  # what it returns is still checked
     assert function_source(generated.text, "test_positive_raises_for_zero_value") == (
         "def test_positive_raises_for_zero_value():\n"
-        "    with pytest.raises(ValueError):\n"
+        '    with pytest.raises(ValueError, match="not positive"):\n'
         "        positive(0)"
     )
     assert "POSSIBLE BUG" not in generated.summary

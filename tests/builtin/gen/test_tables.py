@@ -33,7 +33,7 @@ def test_a_functions_examples_become_one_parametrized_test(tmp_path: Path) -> No
     assert '        (0, "0.00 GBP"),\n        (1000000, "10000.00 GBP"),\n' in generated.text
     assert function_source(generated.text, "test_price_label_raises_for_negative_pence") == (
         "def test_price_label_raises_for_negative_pence():\n"
-        "    with pytest.raises(ValueError):\n"
+        '    with pytest.raises(ValueError, match="a price cannot be negative"):\n'
         "        price_label(-1)"
     )
     done = run_pytest_in(generated.repo)

@@ -1,0 +1,199 @@
+"""Strings a module's own regular expression accepts, as inputs for the parameters that
+flow into it (`ISO8601_REGEX.match(datestring)`, `re.match(PATTERN, text)`).
+
+The pattern is walked through the standard library's parser (`re._parser`, sre_parse
+before 3.11): first the shortest match (each optional part left out, each repeat at its
+minimum, each alternation's first branch), then one variant per optional part, branch
+and repeat count reached, capped, and a near miss the pattern rejects. Every string is
+checked with the compiled pattern, so a lookaround the walk ignores drops its string.
+
+Why not Hypothesis `from_regex`: it draws random strings from a seed and shrinks
+towards odd ones (control characters, unicode digits), while a test wants the same
+readable literals every run; and hypothesis is only a development dependency of coder.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import re
+from collections.abc import Iterator
+
+try:  # Python 3.11 moved it (the old name warns)
+    sre_parse = importlib.import_module("re._parser")
+except ImportError:  # pragma: no cover
+    sre_parse = importlib.import_module("sre_parse")
+
+MAX_STRINGS = 6
+"""Matching strings per pattern (the near miss comes on top)."""
+_MAX_WALKS = 40
+_C = sre_parse  # the opcode names live in the parser's namespace
+_DIGITS = {_C.CATEGORY_DIGIT: "1", _C.CATEGORY_SPACE: " ", _C.CATEGORY_WORD: "a"}
+
+Choices = dict[tuple[int, ...], int]
+
+
+def regex_strings(pattern: str, flags: int = 0) -> list[str]:
+    """Matching strings, shortest first, then a near miss (a string it rejects)."""
+    return list(_strings(pattern, flags))
+
+
+@functools.cache
+def _strings(pattern: str, flags: int) -> tuple[str, ...]:
+    try:
+        compiled = re.compile(pattern, flags)
+        parsed = sre_parse.parse(pattern, flags)
+    except (re.error, TypeError, ValueError, RecursionError):
+        return ()
+    found = [s for s in _variants(list(parsed)) if compiled.fullmatch(s)]
+    found = list(dict.fromkeys(found))[:MAX_STRINGS]
+    miss = next((m for m in _near_misses(found) if not compiled.match(m)), None)
+    return (*found, *([miss] if miss is not None else []))
+
+
+def _variants(items: list) -> Iterator[str]:  # type: ignore[type-arg]
+    """The shortest match and the fullest (every optional part once), then from each in
+    turn, breadth first, one more choice changed at a time."""
+    queues: list[list[Choices]] = [[{_SHORT: 0}], [{_SHORT: 1}]]
+    for walk in range(_MAX_WALKS):
+        queue = queues[walk % 2] or queues[(walk + 1) % 2]
+        if not queue:
+            return
+        choices = queue.pop(0)
+        points: dict[tuple[int, ...], int] = {}
+        yield _walk(items, (), choices, points, {})
+        for path, options in points.items():
+            if path not in choices:
+                queue += [{**choices, path: 1 - choices[_SHORT]} for _ in range(options > 1)]
+                queue += [{**choices, path: option} for option in range(2, options)]
+
+
+_SHORT = (-1,)
+"""The key of the default repeat choice: 0 for the minimum, 1 for one more."""
+
+
+def _walk(items: list, path: tuple[int, ...], choices: Choices, points: dict, groups: dict) -> str:  # type: ignore[type-arg]
+    return "".join(
+        _item(op, av, (*path, n), choices, points, groups) for n, (op, av) in enumerate(items)
+    )
+
+
+def _item(op, av, path, choices, points, groups) -> str:  # type: ignore[no-untyped-def]
+    if op is _C.LITERAL:
+        return chr(av)
+    if op is _C.NOT_LITERAL:
+        return "a" if av != ord("a") else "b"
+    if op is _C.ANY:
+        return "a"
+    if op is _C.IN:
+        return _member(av)
+    if op is _C.BRANCH:
+        points[path] = len(av[1])
+        chosen = choices.get(path, 0) if path in choices else 0
+        return _walk(av[1][chosen], path, choices, points, groups)
+    if op is _C.SUBPATTERN:
+        text = _walk(av[-1], path, choices, points, groups)
+        groups[av[0]] = text
+        return text
+    if op in (_C.MAX_REPEAT, _C.MIN_REPEAT, getattr(_C, "POSSESSIVE_REPEAT", None)):
+        low, high, body = av
+        points[path] = 2 if high > low else 1
+        count = low + (choices.get(path, choices[_SHORT]) if high > low else 0)
+        return "".join(_walk(body, (*path, k), choices, points, groups) for k in range(count))
+    if op is getattr(_C, "ATOMIC_GROUP", None):
+        return _walk(av, path, choices, points, groups)
+    if op is _C.GROUPREF:
+        return str(groups.get(av, ""))
+    return ""  # AT, ASSERT, ASSERT_NOT: no text of their own
+
+
+def _member(items: list) -> str:  # type: ignore[type-arg]
+    """A character of a `[...]` set: digits as 1 (a date reads better than 0000-00-00)."""
+    if items and items[0][0] is _C.NEGATE:
+        excluded = {av for op, av in items[1:] if op is _C.LITERAL}
+        return next(c for c in "ax0" if ord(c) not in excluded)
+    for op, av in items:
+        if op is _C.LITERAL:
+            return chr(av)
+        if op is _C.RANGE:
+            low, high = av
+            return "1" if low <= ord("1") <= high else chr(low)
+        if op is _C.CATEGORY and av in _DIGITS:
+            return _DIGITS[av]
+    return "a"
+
+
+def _near_misses(found: list[str]) -> Iterator[str]:
+    """Strings one step from a match: a stray character first, or one dropped."""
+    for text in found:
+        yield "?" + text
+        yield text[:-1]
+    yield "?"
+
+
+def flowing_patterns(node: ast.AST, param: str, patterns: dict[str, tuple[str, int]]) -> list[str]:
+    """The patterns `param` is matched against in `node`: `NAME.match(param)` for a
+    module-level compiled pattern, `re.match(PATTERN, param)` with a literal or a
+    module-level string."""
+    found: list[str] = []
+    for call in ast.walk(node):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            continue
+        args, owner = call.args, call.func.value
+        passed = any(isinstance(a, ast.Name) and a.id == param for a in args)
+        if not passed or call.func.attr not in _MATCHERS or not isinstance(owner, ast.Name):
+            continue
+        if owner.id in patterns and _named(args[0], param):
+            found += regex_strings(*patterns[owner.id])
+        elif owner.id == "re" and len(args) >= 2 and _named(args[1], param):
+            pattern = _pattern(args[0], patterns)
+            found += regex_strings(*pattern) if pattern else []
+    return list(dict.fromkeys(found))
+
+
+_MATCHERS = {"match", "fullmatch", "search", "findall", "finditer", "split", "sub"}
+
+
+def _named(node: ast.expr, param: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == param
+
+
+def _pattern(node: ast.expr, patterns: dict[str, tuple[str, int]]) -> tuple[str, int] | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value, 0
+    return patterns.get(node.id) if isinstance(node, ast.Name) else None
+
+
+def module_patterns(tree: ast.Module) -> dict[str, tuple[str, int]]:
+    """{NAME: (pattern, flags)} for `NAME = re.compile("...", flags)` and string
+    constants at the module's top level."""
+    found: dict[str, tuple[str, int]] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0], node.value
+        if not isinstance(target, ast.Name):
+            continue
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            found[target.id] = (value.value, 0)
+        elif _compiles(value) and isinstance(value, ast.Call):
+            text = value.args[0]
+            if isinstance(text, ast.Constant) and isinstance(text.value, str):
+                flags = _flags(value.args[1]) if len(value.args) > 1 else 0
+                found[target.id] = (text.value, flags)
+    return found
+
+
+def _compiles(node: ast.expr) -> bool:
+    func = node.func if isinstance(node, ast.Call) else None
+    return isinstance(func, ast.Attribute) and func.attr == "compile" and bool(node.args)  # type: ignore[attr-defined]
+
+
+def _flags(node: ast.expr) -> int:
+    """`re.X | re.I` as a number (0 for what it cannot read)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _flags(node.left) | _flags(node.right)
+    if isinstance(node, ast.Attribute):
+        return int(getattr(re, node.attr, 0))
+    return 0

@@ -1,0 +1,84 @@
+"""Inputs for parsers: strings the module's own regular expressions accept (and a near
+miss), and the calls its module docstring shows, qualified by the module's name."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from coder.builtin.gen.regex_values import flowing_patterns, module_patterns, regex_strings
+from coder.builtin.gen.targets import find_targets
+
+DATES = r'''"""Dates.
+
+>>> import dates
+>>> dates.parse_date("2007-01-25")
+(2007, 1, 25)
+"""
+
+import re
+
+DATE = re.compile(
+    r"""
+    (?P<year>[0-9]{4})
+    (-(?P<month>[0-9]{1,2})
+      (-(?P<day>[0-9]{1,2}))?
+    )?
+    $
+    """,
+    re.VERBOSE,
+)
+WORD = r"[a-z]+|\d+"
+
+
+def parse_date(text):
+    match = DATE.match(text)
+    if match is None:
+        raise ValueError("not a date")
+    return tuple(int(part or 1) for part in match.group("year", "month", "day"))
+
+
+def is_word(token: str) -> bool:
+    return re.fullmatch(WORD, token) is not None
+'''
+
+
+def test_the_shortest_match_comes_first_then_variants_then_a_near_miss() -> None:
+    found = regex_strings(r"(?P<y>[0-9]{4})(-(?P<m>\d{1,2})|x)?\Z")
+    assert found[0] == "1111"
+    assert {"1111-1", "1111-11", "1111x"} <= set(found)
+    near_miss = found[-1]
+    assert re.match(r"(?P<y>[0-9]{4})(-(?P<m>\d{1,2})|x)?\Z", near_miss) is None
+    assert all(re.fullmatch(r"(?P<y>[0-9]{4})(-(?P<m>\d{1,2})|x)?\Z", s) for s in found[:-1])
+
+
+def test_the_strings_are_the_same_every_time_and_capped() -> None:
+    pattern = r"(a|b|c|d|e|f|g|h)(x|y)*[^q]?"
+    assert regex_strings(pattern) == regex_strings(pattern)
+    assert len(regex_strings(pattern)) <= 7
+
+
+def test_a_backreference_and_a_lookahead_still_give_matching_strings() -> None:
+    assert regex_strings(r"(ab)\1(?!c)")[0] == "abab"
+    assert regex_strings(r"[") == []  # not a pattern: nothing
+
+
+def test_a_parameter_flowing_into_a_module_pattern_gets_its_strings() -> None:
+    tree = ast.parse(DATES)
+    patterns = module_patterns(tree)
+    assert patterns["DATE"][1] == re.VERBOSE
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    dates = flowing_patterns(functions["parse_date"], "text", patterns)
+    assert dates[:2] == ["1111", "1111-11-11"]  # the shortest, then the fullest
+    assert "1111-1" in dates
+    assert flowing_patterns(functions["parse_date"], "other", patterns) == []
+    words = flowing_patterns(functions["is_word"], "token", patterns)
+    assert words[0] == "a" and "1" in words  # each alternative
+
+
+def test_the_parser_is_called_with_dates_and_the_module_docstrings_example() -> None:
+    [target] = find_targets(DATES, ["parse_date"], "dates")
+    calls = [probe.call.source() for probe in target.probes]
+    assert calls[0] == 'parse_date("1111")'
+    assert 'parse_date("2007-01-25")' in calls
+    assert 'parse_date("1111-11-11")' in calls

@@ -9,7 +9,7 @@ the strict xfail tests of doctests the code contradicts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 
 from coder.builtin.gen.fold import Signatures, folded
@@ -116,10 +116,12 @@ MIN_EXTRA = 2
 does: one mutant more is not worth a test function more (a table's row is cheaper)."""
 
 
-def trimmed(tests: list[tuple[str, Rendered]], picks: list[Pick]) -> list[tuple[str, Rendered]]:
+def trimmed(
+    tests: list[tuple[str, Rendered]], picks: list[Pick], tested: Collection[str] = ()
+) -> list[tuple[str, Rendered]]:
     """`tests` without the extra test functions of a target that add less than MIN_EXTRA
-    (each target keeps the test that does the most; marked tests and the errors a
-    function raises on purpose always stay)."""
+    (each target the test file does not test yet keeps the test that does the most;
+    marked tests and the errors a function raises on purpose always stay)."""
     does = {i: d for p in picks for i, d in p.does.items()}
     raising = {id(r) for p in picks for r in p.chosen if r.kind == "raise"}
 
@@ -134,7 +136,8 @@ def trimmed(tests: list[tuple[str, Rendered]], picks: list[Pick]) -> list[tuple[
     for pair in sorted(tests, key=lambda pair: len(work(pair[1]))):
         name, test = pair
         marked = "xfail" in test.source.split("\n", 1)[0]
-        if test is best[name] or not work(test) or marked or test.results <= raising:
+        first = test is best[name] and name not in tested
+        if first or not work(test) or marked or test.results <= raising:
             continue
         others = set().union(*(work(t) for n, t in kept if t is not test))
         if len(work(test) - others) < MIN_EXTRA:

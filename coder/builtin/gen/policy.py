@@ -29,6 +29,7 @@ from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
 from coder.builtin.gen.select import Aim, raise_lines
+from coder.builtin.gen.table import table_name
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, test_names
 from coder.builtin.gen.types import Target
@@ -138,7 +139,8 @@ class GenPolicy:
             self.outcome.bugs += [line for _, line in found.bugs]
             picks.append(found)
         picks = pruned(picks)
-        tests = trimmed(self._rendered(picks, prefix, test_names(existing)), picks)
+        tested = {t.name for t in probed if _tested(t, test_names(existing), self.existing)}
+        tests = trimmed(self._rendered(picks, prefix, test_names(existing)), picks, tested)
         self.first = FirstRound(picks, context, {test.name: test for _, test in tests})
         return tests
 
@@ -226,6 +228,14 @@ class GenPolicy:
             return False
         self.written = bool(tests)
         return True
+
+
+def _tested(target: Target, names: set[str], existing: str) -> bool:
+    """The test file has a test of `target` already (by its name, or a call of it)."""
+    if any(name.startswith(table_name(target)) for name in names):
+        return True
+    called = f".{target.name.split('.')[-1]}(" if target.owner else f"{target.name}("
+    return called in existing
 
 
 def _new(call: str, existing: str) -> bool:

@@ -41,6 +41,8 @@ class Result:
     literal_ok: bool = False
     is_float: bool = False
     eval_ok: bool = False
+    eval_module: str = ""
+    """The standard module the repr reads back with (`datetime.date(2024, 1, 2)`)."""
     expect: str = ""
     """For a raise: the exception class a test should name."""
     expect_from: str | None = None
@@ -169,6 +171,7 @@ def _result(probe: Probe, record: dict[str, Any]) -> Result:
         literal_ok=bool(record.get("literal_ok")),
         is_float=bool(record.get("float")),
         eval_ok=bool(record.get("eval_ok")),
+        eval_module=str(record.get("eval_module") or ""),
         expect=str(record.get("expect") or ""),
         expect_from=record.get("expect_from"),
         before=list(record.get("before") or []),

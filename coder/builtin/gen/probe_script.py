@@ -145,7 +145,24 @@ def _describe(value: object, module: ModuleType) -> dict[str, Any]:
     if not found["literal_ok"] and kind.__module__ == module.__name__ and len(text) <= MAX_REPR:
         with contextlib.suppress(Exception):
             found["eval_ok"] = bool(eval(text, dict(vars(module))) == value)
+    if not found["literal_ok"] and len(text) <= MAX_REPR:
+        found["eval_module"] = _stdlib_value(text, value)
     return found
+
+
+_VALUE_MODULES = ("datetime", "decimal", "fractions", "uuid", "pathlib", "collections")
+"""Standard modules whose values' reprs read back with the module imported."""
+
+
+def _stdlib_value(text: str, value: object) -> str:
+    """The module a repr such as `datetime.date(2024, 1, 2)` reads back with ("" if none)."""
+    name = text.split(".", 1)[0]
+    if name not in _VALUE_MODULES:
+        return ""
+    with contextlib.suppress(Exception):
+        if eval(text, {name: importlib.import_module(name)}) == value:
+            return name
+    return ""
 
 
 def _reads_back(text: str, value: object) -> bool:

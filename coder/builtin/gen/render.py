@@ -73,8 +73,13 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
     if result.eval_ok and result.kind == "return":
         names.add(result.type)
     modules = {"random"} if freeze and freeze.seed else set()
-    modules |= needed_modules(source)
+    modules |= needed_modules(source) | value_modules([result])
     return Rendered(name, source, names, "pytest." in source, modules, frozenset({id(result)}))
+
+
+def value_modules(results: list[Result]) -> set[str]:
+    """The standard modules the results' expected values are written with."""
+    return {r.eval_module for r in results if r.eval_module and r.kind == "return"}
 
 
 def _indented(body: list[str]) -> list[str]:
@@ -215,6 +220,8 @@ def expected_check(result: Result, prefix: str) -> str | None:
         return f"== {text}"
     if result.eval_ok and text.startswith(f"{result.type}("):
         return f"== {prefix}{text}"
+    if result.eval_module and result.kind == "return":
+        return f"== {text}"  # its module imported (Rendered.modules)
     return None
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.probe import Result
-from coder.builtin.gen.render import Rendered, expected_check
+from coder.builtin.gen.render import Rendered, expected_check, value_modules
 from coder.builtin.gen.types import Target
 from coder.builtin.gen.values import safe_name, snake_case
 
@@ -102,7 +102,8 @@ def _render(
     source += "".join(f"{text}\n" for text in laid_out(line, _INDENT))
     taken.add(name)
     imported = {cases[0].probe.call.callee.split(".")[0]}
-    return Rendered(name, source, imported, True, set(), frozenset(id(case) for case in cases))
+    modules = value_modules(cases)
+    return Rendered(name, source, imported, True, modules, frozenset(id(case) for case in cases))
 
 
 def _row(result: Result, params: list[str], varargs: str) -> dict[str, str]:

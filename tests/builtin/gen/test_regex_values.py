@@ -1,13 +1,16 @@
 """Inputs for parsers: strings the module's own regular expressions accept (and a near
-miss), and the calls its module docstring shows, qualified by the module's name."""
+miss), and the calls its module docstring shows, qualified by the module's name; what
+they return asserted even when it is a standard value such as a date."""
 
 from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 from coder.builtin.gen.regex_values import flowing_patterns, module_patterns, regex_strings
 from coder.builtin.gen.targets import find_targets
+from tests.helpers import generate, run_pytest_in
 
 DATES = r'''"""Dates.
 
@@ -82,3 +85,25 @@ def test_the_parser_is_called_with_dates_and_the_module_docstrings_example() -> 
     assert calls[0] == 'parse_date("1111")'
     assert 'parse_date("2007-01-25")' in calls
     assert 'parse_date("1111-11-11")' in calls
+
+
+def test_a_parsed_date_is_asserted_as_the_datetime_it_is(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"stamps.py": STAMPS}, "stamps")
+    assert "import datetime\n" in generated.text
+    assert "== datetime.date(1111, 11, 11)" in generated.text
+    done = run_pytest_in(generated.repo)
+    assert done.returncode == 0, done.stdout
+
+
+STAMPS = """\
+import datetime
+import re
+
+DAY = re.compile(r"(\\d{4})-(\\d{2})-(\\d{2})")
+
+
+def parse_day(text):
+    match = DAY.fullmatch(text)
+    year, month, day = (int(part) for part in match.groups())
+    return datetime.date(year, month, day)
+"""

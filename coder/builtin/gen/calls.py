@@ -66,6 +66,24 @@ class Call:
         return replace(self, callee=callee, args=args, kwargs=kwargs)
 
 
+def renamed(source: str, old: str, new: str) -> str:
+    """`source` with the variable `old` called `new` (attributes of that name kept)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    spots, previous = [], ""
+    for token in tokens:
+        if token.type == tokenize.NAME and token.string == old and previous != ".":
+            spots.append(token.start)
+        if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+            previous = token.string
+    lines = source.splitlines(keepends=True) or [""]
+    for row, col in reversed(spots):
+        lines[row - 1] = lines[row - 1][:col] + new + lines[row - 1][col + len(old) :]
+    return "".join(lines)
+
+
 def qualified(source: str, names: set[str], prefix: str) -> str:
     """`source` with each of `names` read as a plain name written `prefix` + name."""
     try:

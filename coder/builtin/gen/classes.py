@@ -9,7 +9,7 @@ import ast
 import re
 from dataclasses import replace
 
-from coder.builtin.gen.calls import Call, plan_calls
+from coder.builtin.gen.calls import Call, plan_calls, renamed
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
 from coder.builtin.gen.examples import doctest_calls
@@ -61,11 +61,13 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         target.skip = "a special method called by syntax the builtin generator does not write"
         return target
     ctor = constructor(cls, facts)
+    var = safe_name(snake_case(cls.name))
     scenarios = doctest_probes(node, method, facts.names) if node is not None else []
+    scenarios = [_named_as(probe, cls.name, var) for probe in scenarios]
     if ctor is None and not scenarios:
         target.skip = f"no input could be derived for {cls.name}()"
         return target
-    target.var = safe_name(snake_case(cls.name))
+    target.var = var
     target.documented = exceptions_named(cls) | (exceptions_named(node) if node else frozenset())
     target.observers = observers(cls, target.var)
     target.span = (node or cls).lineno, (node or cls).end_lineno or cls.lineno
@@ -112,6 +114,21 @@ def _method_probes(
     probes = [Probe(call, setup) for call in firsts for setup in setups]
     richest = (others[0],) if others else setups[-1]
     return probes + [Probe(call, richest) for call in calls if call not in firsts]
+
+
+def _named_as(probe: Probe, name: str, var: str) -> Probe:
+    """A doctest's instance of the class called as the other tests call it (`oset` ->
+    `ordered_set`), so tests that differ only in literals can share a table."""
+    first = probe.setup[0].callee if probe.setup else ""
+    found = re.match(rf"(\w+) = {re.escape(name)}[(.]", first)
+    sources = [call.callee for call in (*probe.setup, probe.call)]
+    if found is None or any(re.search(rf"\b{var}\b", source) for source in sources):
+        return probe
+    old = found.group(1)
+    setup = tuple(replace(c, callee=renamed(c.callee, old, var)) for c in probe.setup)
+    return replace(
+        probe, setup=setup, call=replace(probe.call, callee=renamed(probe.call.callee, old, var))
+    )
 
 
 def _takes_another(node: Function, params: list[Param]) -> bool:

@@ -98,7 +98,14 @@ def _shape(test: Rendered) -> _Shape | None:
 
 
 def _take_literals(node: ast.AST, found: list[ast.expr]) -> None:
-    """Replace each outermost literal under `node` by a placeholder, collecting it."""
+    """Replace each outermost literal under `node` by a placeholder, collecting it (and
+    what an assert compares with as a whole: `== OrderedSet([2, 3])`)."""
+    if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+        compare = node.test
+        for index, right in enumerate(compare.comparators):
+            if _built(right):
+                found.append(right)
+                compare.comparators[index] = ast.Name(f"_{len(found)}", ast.Load())
     for field, value in ast.iter_fields(node):
         items = value if isinstance(value, list) else [value]
         for index, item in enumerate(items):
@@ -113,7 +120,19 @@ def _take_literals(node: ast.AST, found: list[ast.expr]) -> None:
                 _take_literals(item, found)
 
 
+def _built(node: ast.expr) -> bool:
+    """`OrderedSet([2, 3])`: a class of the module made from literals."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return False
+    return node.func.id[:1].isupper() and all(_literal(arg) for arg in node.args) and all(
+        keyword.arg and _literal(keyword.value) for keyword in node.keywords
+    )
+
+
 def _literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Slice):  # `oset[1:3]`: in a table, `slice(1, 3)`
+        parts = (node.lower, node.upper, node.step)
+        return all(part is None or _literal(part) for part in parts)
     if isinstance(node, ast.Constant):
         return not isinstance(node.value, str) or "\n" not in node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -128,6 +147,10 @@ def _literal(node: ast.expr) -> bool:
 
 
 def _text(source: str, node: ast.expr) -> str:
+    if isinstance(node, ast.Slice):
+        parts = [node.lower, node.upper] + ([node.step] if node.step else [])
+        shown = [_text(source, part) if part else "None" for part in parts]
+        return f"slice({', '.join(shown)})"
     text = ast.get_source_segment(source, node) or ast.unparse(node)
     return " ".join(text.split()) if "\n" in text else text  # a split literal on one line
 
@@ -140,6 +163,8 @@ def _table(
     if not varying:
         return None
     columns = _columns(first, varying, known)
+    order = sorted(range(len(varying)), key=lambda n: columns[n].startswith("expected"))
+    varying, columns = [varying[n] for n in order], [columns[n] for n in order]
     trailing = "," * (len(varying) == 1)
     rows = [f"({', '.join(shape.texts[k] for k in varying)}{trailing})," for _, shape in group]
     body = _body(first, dict(zip(varying, columns, strict=True)))
@@ -215,7 +240,7 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
     if isinstance(parent, ast.Compare):
         return "item"
     if isinstance(parent, ast.Subscript):
-        return "key"
+        return (known.get("__getitem__") or ["key"])[0]
     if isinstance(parent, ast.Assign) and isinstance(parent.targets[0], ast.Name):
         return parent.targets[0].id
     if isinstance(parent, ast.keyword) and parent.arg:

@@ -8,7 +8,9 @@ import ast
 from pathlib import Path
 
 from coder.builtin.gen.doctests import doctest_probes
+from coder.builtin.gen.fold import folded
 from coder.builtin.gen.layout import laid_out
+from coder.builtin.gen.render import Rendered
 from tests.helpers import function_source, generate, run_pytest_in
 
 MAPPING = '''\
@@ -152,3 +154,24 @@ def test_examples_that_differ_only_in_literals_fold_into_one_table(tmp_path: Pat
         "    assert Bag(items).issubset([1, 2, 3]) is expected\n"
     )
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_slices_and_made_objects_fold_into_columns() -> None:
+    body = "():\n    bag = Bag([1, 2])\n    assert bag[{}] == Bag({})\n"
+    tests = [
+        Rendered(f"test_bag_getitem_{n}", f"def test_bag_getitem_{n}" + body.format(a, b))
+        for n, a, b in ((1, "1:2", "[2]"), (2, "0:1", "[1]"))
+    ]
+    [table] = folded(tests, "test_bag_getitem", set(), {"__getitem__": ["index"]})
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("index", "expected"),\n'
+        "    [\n"
+        "        (slice(1, 2), Bag([2])),\n"
+        "        (slice(0, 1), Bag([1])),\n"
+        "    ],\n"
+        ")\n"
+        "def test_bag_getitem(index, expected):\n"
+        "    bag = Bag([1, 2])\n"
+        "    assert bag[index] == expected\n"
+    )

@@ -24,6 +24,7 @@ import sys
 from dataclasses import replace
 
 from coder.builtin.gen.calls import Call
+from coder.builtin.gen.continued import with_continuations
 from coder.builtin.gen.examples import literal_call
 from coder.builtin.gen.types import Probe
 from coder.builtin.gen.values import double_quoted
@@ -42,7 +43,7 @@ def doctest_probes(node: ast.AST, name: str, module_names: set[str]) -> list[Pro
     (those with literal arguments alone are left to calls.doctest_calls)."""
     text = ast.get_docstring(node) if isinstance(node, _DOCUMENTED) else None
     try:
-        examples = doctest.DocTestParser().get_examples(text or "")
+        examples = doctest.DocTestParser().get_examples(with_continuations(text or ""))
     except ValueError:
         return []
     earlier: list[ast.stmt] = []
@@ -56,7 +57,7 @@ def doctest_probes(node: ast.AST, name: str, module_names: set[str]) -> list[Pro
             probe = _scenario(check, earlier, example, name, module_names)
             if probe is not None:
                 found.append(probe)
-        earlier += [_as_setup(stmt) for stmt in tree.body if _sets_up(stmt)]
+        earlier += [_as_setup(s) for s in tree.body if _sets_up(s) and not _own(s, module_names)]
     return found
 
 
@@ -120,7 +121,18 @@ def _expected(example: doctest.Example, check: ast.expr) -> str | None:
         return "raise " + example.want.strip().splitlines()[-1] if example.want else None
     want = example.want.rstrip("\n")
     printed = isinstance(check, ast.Call) and _called(check) == "str"
-    return repr(want) if printed else want.strip()
+    return repr(want) if printed else _one_line(want.strip())
+
+
+def _one_line(want: str) -> str:
+    """A literal shown over several lines (a dict printed one item a line) on one line,
+    so the test lays it out as ruff would; anything else as shown."""
+    if "\n" not in want:
+        return want
+    try:
+        return ast.unparse(ast.parse(want, mode="eval"))
+    except SyntaxError:
+        return want
 
 
 def _flags(mask: int) -> list[int]:
@@ -149,6 +161,14 @@ def _sets_up(stmt: ast.stmt) -> bool:
             isinstance(value, ast.Call) and _called(value) not in _DISPLAYS and bool(_changed(stmt))
         )
     return not isinstance(stmt, ast.Assert | ast.Pass)
+
+
+def _own(stmt: ast.stmt, module_names: set[str]) -> bool:
+    """`from docopt import docopt` in docopt's docstring: the module's own names, which
+    the test file imports already."""
+    if not isinstance(stmt, ast.ImportFrom) or _stdlib_import(stmt):
+        return False
+    return all(alias.asname is None and alias.name in module_names for alias in stmt.names)
 
 
 def _as_setup(stmt: ast.stmt) -> ast.stmt:

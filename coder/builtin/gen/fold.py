@@ -92,24 +92,25 @@ def _shape(test: Rendered) -> _Shape | None:
     if not isinstance(function, ast.FunctionDef):
         return None
     literals: list[ast.expr] = []
+    expected = {  # what an assert compares with, as a whole: `== OrderedSet([2, 3])`
+        id(right)
+        for stmt in function.body
+        if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare)
+        for right in stmt.test.comparators
+        if _built(right)
+    }
     for stmt in function.body:
-        _take_literals(stmt, literals)
+        _take_literals(stmt, literals, expected)
     return _Shape(test.source, function.body, literals) if literals else None
 
 
-def _take_literals(node: ast.AST, found: list[ast.expr]) -> None:
-    """Replace each outermost literal under `node` by a placeholder, collecting it (and
-    what an assert compares with as a whole: `== OrderedSet([2, 3])`)."""
-    if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
-        compare = node.test
-        for index, right in enumerate(compare.comparators):
-            if _built(right):
-                found.append(right)
-                compare.comparators[index] = ast.Name(f"_{len(found)}", ast.Load())
+def _take_literals(node: ast.AST, found: list[ast.expr], whole: set[int]) -> None:
+    """Replace each outermost literal under `node` (and each node of `whole`) by a
+    placeholder, collecting it, in the order the source has them."""
     for field, value in ast.iter_fields(node):
         items = value if isinstance(value, list) else [value]
         for index, item in enumerate(items):
-            if isinstance(item, ast.expr) and _literal(item):
+            if isinstance(item, ast.expr) and (_literal(item) or id(item) in whole):
                 found.append(item)
                 placeholder = ast.Name(f"_{len(found)}", ast.Load())
                 if isinstance(value, list):
@@ -117,15 +118,17 @@ def _take_literals(node: ast.AST, found: list[ast.expr]) -> None:
                 else:
                     setattr(node, field, placeholder)
             elif isinstance(item, ast.AST):
-                _take_literals(item, found)
+                _take_literals(item, found, whole)
 
 
 def _built(node: ast.expr) -> bool:
     """`OrderedSet([2, 3])`: a class of the module made from literals."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
         return False
-    return node.func.id[:1].isupper() and all(_literal(arg) for arg in node.args) and all(
-        keyword.arg and _literal(keyword.value) for keyword in node.keywords
+    return (
+        node.func.id[:1].isupper()
+        and all(_literal(arg) for arg in node.args)
+        and all(keyword.arg and _literal(keyword.value) for keyword in node.keywords)
     )
 
 

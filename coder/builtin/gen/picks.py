@@ -40,6 +40,8 @@ class Pick:
     does: dict[int, frozenset[object]] = field(default_factory=dict)
     """id(result) -> the wanted mutants (ids) and lines ("L12") its test notices or runs."""
     bugs: list[tuple[Result, str]] = field(default_factory=list)
+    riders: list[Result] = field(default_factory=list)
+    """Results written only as extra rows of a table (see _riders)."""
     returns: bool = False
     """Some call returned a value (when none is chosen: the other tests notice it all)."""
     analysed: bool = False
@@ -86,7 +88,31 @@ def picked(
     told: Noticed = noticed or _nothing
     does = {id(r): frozenset(told(r) & aim.mutants) | _lines(r, aim) for r in chosen}
     returns = any(r.kind == "return" for r in results)
-    return replace(found, chosen=chosen, does=does, returns=returns), aim.after(chosen, told)
+    riders = _riders(results, chosen, aim, usable) if found.analysed and chosen else []
+    found = replace(found, chosen=chosen, does=does, returns=returns, riders=riders)
+    return found, aim.after(chosen, told)
+
+
+MAX_RIDERS = 2
+"""Rows a target's table may take for the branches they reach, beyond its chosen ones."""
+
+
+def _riders(
+    results: list[Result], chosen: list[Result], aim: Aim, usable: Callable[[Result], bool]
+) -> list[Result]:
+    """Results that take branches no chosen test takes, though they notice no mutant
+    more: written only as extra rows of a table of the target's chosen results (a row
+    costs no test function; alone they would not earn one)."""
+    taken = set(aim.taken).union(*(r.arcs for r in chosen))
+    ids = {id(r) for r in chosen}
+    found: list[Result] = []
+    for result in results:
+        if len(found) == MAX_RIDERS or id(result) in ids or result.kind != "return":
+            continue
+        if result.arcs - taken and usable(result):
+            found.append(result)
+            taken |= result.arcs
+    return found
 
 
 def _nothing(result: Result) -> frozenset[int]:
@@ -149,10 +175,13 @@ def rendered(
     found: Pick, prefix: str, taken: set[str], known: Signatures
 ) -> tuple[list[Rendered], str]:
     """The pick's tests, and why there are none when there are none."""
-    target = found.target
-    tables, single = tabulated(target, found.chosen, prefix, taken)
+    target, riders = found.target, {id(r) for r in found.riders}
+    wanted = riders | {id(r) for r in found.chosen}
+    results = [r for r in found.candidates if id(r) in wanted]
+    tables, single = tabulated(target, results or found.chosen, prefix, taken)
     singles = [test for r in single if (test := render_test(target, r, prefix, taken)) is not None]
     tests = tables + folded(singles, table_name(target), taken, known)
+    tests = [test for test in tests if not test.results <= riders]  # a rider rides along
     for result, line in found.bugs:
         why = line.split(": ", 2)[-1]  # POSSIBLE BUG: module.name: <why>
         marked = render_bug_test(target, result, prefix, taken, why)

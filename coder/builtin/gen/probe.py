@@ -54,6 +54,8 @@ class Result:
     """What the call printed."""
     lines: frozenset[int] = frozenset()
     """The module's lines the call ran."""
+    arcs: frozenset[tuple[int, int]] = frozenset()
+    """The jumps between the module's lines it made (branches; plain next lines left out)."""
     kills: dict[int, str] = field(default_factory=dict)
     """Mutant id -> how the call's result tells that mutant apart (probe_mutants.py)."""
 
@@ -152,6 +154,16 @@ def _agree(one: dict[str, Any], two: dict[str, Any]) -> bool:
     return " at 0x" not in str(one.get("repr")) + json.dumps(one.get("after"))
 
 
+def _arcs(text: object) -> frozenset[tuple[int, int]]:
+    """ "3>7 9>4" -> {(3, 7), (9, 4)}."""
+    found = set()
+    for part in str(text or "").split():
+        first, _, last = part.partition(">")
+        if first.isdigit() and last.isdigit():
+            found.add((int(first), int(last)))
+    return frozenset(found)
+
+
 def _lines(text: object) -> frozenset[int]:
     """ "3-5,9" -> {3, 4, 5, 9}."""
     found: set[int] = set()
@@ -179,5 +191,6 @@ def _result(probe: Probe, record: dict[str, Any]) -> Result:
         raised_at=int(record.get("raised_at") or 0),
         stdout=str(record.get("stdout") or ""),
         lines=_lines(record.get("lines")),
+        arcs=_arcs(record.get("arcs")),
         kills={int(k): str(v) for k, v in (record.get("kills") or {}).items()},
     )

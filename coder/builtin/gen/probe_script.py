@@ -92,6 +92,7 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
     if tracer is not None:
         record["_lines"] = sorted(tracer.lines)
         record["lines"] = _ranges(record["_lines"])
+        record["arcs"] = " ".join(f"{a}>{b}" for a, b in sorted(tracer.arcs) if b != a + 1)
     record["digest"] = digest(record)
     return record
 
@@ -217,6 +218,9 @@ class _LineTracer:
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.lines: set[int] = set()
+        self.arcs: set[tuple[int, int]] = set()
+        """(line, next line) pairs within one frame: the branches taken."""
+        self._last: dict[int, int] = {}
 
     def start(self) -> None:
         sys.settrace(self._frame)
@@ -230,6 +234,12 @@ class _LineTracer:
     def _line(self, frame: FrameType, event: str, arg: object) -> Any:
         if event == "line":
             self.lines.add(frame.f_lineno)
+            last = self._last.get(id(frame))
+            if last is not None and last != frame.f_lineno:
+                self.arcs.add((last, frame.f_lineno))
+            self._last[id(frame)] = frame.f_lineno
+        elif event == "return":
+            self._last.pop(id(frame), None)
         return self._line
 
 

@@ -70,12 +70,15 @@ class Aim:
 
     lines: frozenset[int] = frozenset()
     mutants: frozenset[int] = frozenset()
+    taken: frozenset[tuple[int, int]] = frozenset()
+    """The jumps between lines (branches) the chosen tests make already."""
 
     def after(self, chosen: list[Result], noticed: Noticed) -> Aim:
         """What is left once the `chosen` results have their tests."""
         ran = frozenset().union(*(r.lines for r in chosen))
         told = frozenset().union(*(noticed(r) for r in chosen))
-        return Aim(self.lines - ran, self.mutants - told)
+        arcs = frozenset().union(*(r.arcs for r in chosen))
+        return Aim(self.lines - ran, self.mutants - told, self.taken | arcs)
 
 
 Noticed = Callable[[Result], frozenset[int]]
@@ -89,7 +92,8 @@ def choose(
     noticed: Noticed | None = None,
 ) -> list[Result]:
     """The few results worth a test each (among those a test can assert something about):
-    each notices a mutant or runs a line of `aim` that those before it do not. Without
+    each notices a mutant or runs a line of `aim` that those before it do not (of two
+    that do as much, the one taking more branches the chosen ones do not). Without
     `noticed` (no mutant data) or lines (no line data), one per distinct behaviour."""
     usable = [r for r in results if not (r.kind == "raise" and r.probe.call.origin == "guess")]
     usable = [r for r in usable if assertable(r)]
@@ -103,13 +107,19 @@ def choose(
     if noticed is None and not lines:
         lines = {line for r in usable for line in r.lines}
     chosen: list[Result] = []
+    taken = set(aim.taken)
+
+    def new(result: Result) -> int:
+        return len(result.arcs - taken)
+
     while len(chosen) < MAX_TESTS and usable:
-        best = max(usable, key=lambda r: (len(told(r) & mutants), len(r.lines & lines)))
+        best = max(usable, key=lambda r: (len(told(r) & mutants), len(r.lines & lines), new(r)))
         if not (told(best) & mutants or best.lines & lines):
             break
         chosen.append(best)
         mutants -= told(best)
         lines -= best.lines
+        taken |= best.arcs
     return sorted(chosen, key=usable.index)
 
 

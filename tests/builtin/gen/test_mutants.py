@@ -51,11 +51,20 @@ def generate_for(root: Path, files: dict[str, str], module: str, **data: Any) ->
 
 def test_a_survivor_on_a_boundary_gets_the_value_on_it(tmp_path: Path) -> None:
     generated = generate_for(tmp_path, {"grade.py": GRADE}, "grade", survivors=[BOUNDARY])
-    # Only 50 tells `>=` from `>`; the typical 3 would notice nothing the suite misses.
+    # Only 50 tells `>=` from `>`; the typical 3 notices nothing the suite misses, but it
+    # takes the other branch, so it rides along as a row of the same table.
     assert generated.text.endswith(
-        'def test_grade_with_score_at_pass():\n    assert grade(50) == "pass"\n'
+        "@pytest.mark.parametrize(\n"
+        '    ("score", "expected"),\n'
+        "    [\n"
+        '        (3, "fail"),\n'
+        '        (50, "pass"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_grade(score, expected):\n"
+        "    assert grade(score) == expected\n"
     )
-    assert "- grade: test_grade_with_score_at_pass\n" in generated.summary + "\n"
+    assert "- grade: test_grade\n" in generated.summary + "\n"
     assert run_pytest_in(generated.repo).returncode == 0
 
 

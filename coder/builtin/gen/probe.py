@@ -25,7 +25,10 @@ CHUNK = 10
 """Calls per probe command."""
 RUN_MARK = "@@probe-run "
 RECORD_MARK = "@@probe "
-_SCRIPTS = [Path(__file__).with_name(name) for name in ("probe_mutants.py", "probe_script.py")]
+_SCRIPTS = [
+    Path(__file__).with_name(name)
+    for name in ("probe_mutants.py", "probe_trace.py", "probe_script.py")
+]
 _INLINED = "# inlined in the probe"
 
 

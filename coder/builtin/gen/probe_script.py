@@ -26,6 +26,7 @@ from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
 from coder.builtin.gen.probe_mutants import digest, kill_analysis  # inlined in the probe
+from coder.builtin.gen.probe_trace import LineTracer, line_ranges  # inlined in the probe
 
 MARK = "@@probe "
 MAX_REPR = 240
@@ -70,7 +71,7 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
     namespace = {"copy": copy, **vars(module)}  # `copy.copy(x)` spells __copy__
     record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
-    tracer = _LineTracer(str(module.__file__)) if spec.get("measure") else None
+    tracer = LineTracer(str(module.__file__)) if spec.get("measure") else None
     try:
         with _quiet(), _frozen(call.get("freeze")):
             if tracer is not None:  # what the test's set-up runs counts too
@@ -91,14 +92,14 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
             tracer.stop()
     if tracer is not None:
         record["_lines"] = sorted(tracer.lines)
-        record["lines"] = _ranges(record["_lines"])
+        record["lines"] = line_ranges(record["_lines"])
         record["arcs"] = " ".join(f"{a}>{b}" for a, b in sorted(tracer.arcs) if b != a + 1)
     record["digest"] = digest(record)
     return record
 
 
 def _call(
-    namespace: dict[str, Any], call: dict[str, Any], module: ModuleType, tracer: _LineTracer | None
+    namespace: dict[str, Any], call: dict[str, Any], module: ModuleType, tracer: LineTracer | None
 ) -> Any:
     """The call itself: its value (and the observers after it) or its exception."""
     printed = io.StringIO()
@@ -209,49 +210,6 @@ def _observe(namespace: dict[str, Any], expressions: list[str], module: ModuleTy
             if described["literal_ok"]:
                 seen.append([expression, described["repr"], described["float"]])
     return seen
-
-
-class _LineTracer:
-    """The lines of the module's file that a call executes (sys.settrace: no coverage.py
-    needed, and nothing to import in the sandbox)."""
-
-    def __init__(self, filename: str) -> None:
-        self.filename = filename
-        self.lines: set[int] = set()
-        self.arcs: set[tuple[int, int]] = set()
-        """(line, next line) pairs within one frame: the branches taken."""
-        self._last: dict[int, int] = {}
-
-    def start(self) -> None:
-        sys.settrace(self._frame)
-
-    def stop(self) -> None:
-        sys.settrace(None)
-
-    def _frame(self, frame: FrameType, event: str, arg: object) -> Any:
-        return self._line if frame.f_code.co_filename == self.filename else None
-
-    def _line(self, frame: FrameType, event: str, arg: object) -> Any:
-        if event == "line":
-            self.lines.add(frame.f_lineno)
-            last = self._last.get(id(frame))
-            if last is not None and last != frame.f_lineno:
-                self.arcs.add((last, frame.f_lineno))
-            self._last[id(frame)] = frame.f_lineno
-        elif event == "return":
-            self._last.pop(id(frame), None)
-        return self._line
-
-
-def _ranges(lines: list[int]) -> str:
-    """[3, 4, 5, 9] -> "3-5,9": short enough for a big function's lines."""
-    found: list[list[int]] = []
-    for line in lines:
-        if found and line == found[-1][1] + 1:
-            found[-1][1] = line
-        else:
-            found.append([line, line])
-    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in found)
 
 
 @contextlib.contextmanager

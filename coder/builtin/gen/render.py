@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.messages import match_argument
+from coder.builtin.gen.naming import join_name, test_name, unique_name
 from coder.builtin.gen.operators import needed_modules
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Target
@@ -36,7 +37,6 @@ from coder.builtin.literals import is_parsed, parse_literal
 MAX_OBSERVED = 3
 MAX_PRINTED = 200
 """Longer output than this is not asserted whole."""
-MAX_NAME = 72
 _INDENT = "    "
 
 
@@ -60,7 +60,7 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
     body = _body(target, result, prefix)
     if body is None:
         return None
-    name = _unique(_name(target, result), taken)
+    name = unique_name(test_name(target, result), taken)
     taken.add(name)
     freeze = target.freeze
     body = [*(freeze.lines() if freeze else []), *body]
@@ -123,7 +123,7 @@ def render_bug_test(
             return None
         body = _assert(call, shown)
     body = [*_setup(target, result, prefix), *body]  # the earlier lines the doctest needs
-    name = _unique(_join(f"test_{snake_case(target.name)}", "as_its_doctest_says"), taken)
+    name = unique_name(join_name(f"test_{snake_case(target.name)}", "as_its_doctest_says"), taken)
     taken.add(name)
     source = _xfail_mark(f"possible bug: {why}") + f"def {name}():\n"
     source += "".join(f"{line}\n" for line in _indented(body))
@@ -266,58 +266,6 @@ def _observed(after: list[list[object]], before: list[list[object]]) -> list[str
             else:
                 lines.append(f"assert {expression} == {text}")
     return lines
-
-
-def _name(target: Target, result: Result) -> str:
-    call = result.probe.call
-    subject = target.name.split(".")[-1]
-    if target.owner:
-        subject = target.var if target.init else f"{target.var}_{subject}"
-    base = f"test_{snake_case(subject)}" + ("_created" if target.init else "")
-    setup = result.probe.setup[1:] if not result.probe.verbatim else ()
-    after = [_SET_UP_WORDS.get(m, m) for c in setup for m in [_method(c)]]
-    situation = "_".join(["after", *after]) if after else ""
-    documented = call.origin == "doctest" and not call.label
-    label = snake_case(call.label) or ("as_documented" * documented)
-    if result.kind == "raise":
-        what = f"for_{label}" if label and not documented else snake_case(result.expect)
-        return _join(base, "raises", what, situation)
-    if result.repr in ("True", "False") and not target.var:
-        return _join(base, result.repr.lower(), f"for_{label}" if label else "")
-    if documented:
-        return _join(base, situation, label)
-    return _join(base, situation, f"with_{label}" if label else _pinned(target))
-
-
-def _pinned(target: Target) -> str:
-    """For a call with no arguments: what its test pins, so the name says something."""
-    freeze = target.freeze
-    if freeze is None:
-        return ""
-    if freeze.clocks:
-        return "at_a_fixed_time"
-    return "with_a_fixed_seed" if freeze.seed else "with_env_unset"
-
-
-_SET_UP_WORDS = {"__setitem__": "setting_an_item", "__delitem__": "deleting_an_item"}
-
-
-def _method(call: Call) -> str:
-    return call.callee.split(".")[-1]
-
-
-def _join(*parts: str) -> str:
-    name = "_".join(part for part in parts if part)
-    return name if len(name) <= MAX_NAME else name[:MAX_NAME].rstrip("_")
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    if name not in taken:
-        return name
-    number = 2
-    while f"{name}_{number}" in taken:
-        number += 1
-    return f"{name}_{number}"
 
 
 def _root(call: Call) -> str:

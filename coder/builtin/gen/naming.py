@@ -1,0 +1,64 @@
+"""A generated test's name: the target, what the call shows and its situation, in words
+(`test_clamp_with_value_above_10`, `test_cart_remove_after_add`), unique in its file and
+at most MAX_NAME characters."""
+
+from __future__ import annotations
+
+from coder.builtin.gen.calls import Call
+from coder.builtin.gen.probe import Result
+from coder.builtin.gen.types import Target
+from coder.builtin.gen.values import snake_case
+
+MAX_NAME = 72
+
+
+def test_name(target: Target, result: Result) -> str:
+    call = result.probe.call
+    subject = target.name.split(".")[-1]
+    if target.owner:
+        subject = target.var if target.init else f"{target.var}_{subject}"
+    base = f"test_{snake_case(subject)}" + ("_created" if target.init else "")
+    setup = result.probe.setup[1:] if not result.probe.verbatim else ()
+    after = [_SET_UP_WORDS.get(m, m) for c in setup for m in [_method(c)]]
+    situation = "_".join(["after", *after]) if after else ""
+    documented = call.origin == "doctest" and not call.label
+    label = snake_case(call.label) or ("as_documented" * documented)
+    if result.kind == "raise":
+        what = f"for_{label}" if label and not documented else snake_case(result.expect)
+        return join_name(base, "raises", what, situation)
+    if result.repr in ("True", "False") and not target.var:
+        return join_name(base, result.repr.lower(), f"for_{label}" if label else "")
+    if documented:
+        return join_name(base, situation, label)
+    return join_name(base, situation, f"with_{label}" if label else _pinned(target))
+
+
+def _pinned(target: Target) -> str:
+    """For a call with no arguments: what its test pins, so the name says something."""
+    freeze = target.freeze
+    if freeze is None:
+        return ""
+    if freeze.clocks:
+        return "at_a_fixed_time"
+    return "with_a_fixed_seed" if freeze.seed else "with_env_unset"
+
+
+_SET_UP_WORDS = {"__setitem__": "setting_an_item", "__delitem__": "deleting_an_item"}
+
+
+def _method(call: Call) -> str:
+    return call.callee.split(".")[-1]
+
+
+def join_name(*parts: str) -> str:
+    name = "_".join(part for part in parts if part)
+    return name if len(name) <= MAX_NAME else name[:MAX_NAME].rstrip("_")
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    if name not in taken:
+        return name
+    number = 2
+    while f"{name}_{number}" in taken:
+        number += 1
+    return f"{name}_{number}"

@@ -57,8 +57,46 @@ def doctest_probes(node: ast.AST, name: str, module_names: set[str]) -> list[Pro
             probe = _scenario(check, earlier, example, name, module_names)
             if probe is not None:
                 found.append(probe)
-        earlier += [_as_setup(s) for s in tree.body if _sets_up(s) and not _own(s, module_names)]
+        shown = bool(example.want.strip())
+        earlier += [
+            _as_setup(s)
+            for s in tree.body
+            if _sets_up(s) and not _own(s, module_names) and not (shown and _query(s))
+        ]
     return found
+
+
+_MUTATORS = tuple(
+    [
+        "add",
+        "append",
+        "clear",
+        "del",
+        "discard",
+        "extend",
+        "insert",
+        "pop",
+        "push",
+        "put",
+        "remove",
+        "reset",
+        "set",
+        "sort",
+        "update",
+        "write",
+        "close",
+        "load",
+    ]
+)
+
+
+def _query(stmt: ast.stmt) -> bool:
+    """`oset.intersection([2, 4])` shown in a docstring: a method whose name says it
+    changes nothing (unlike `oset.update(...)`), so later examples do not need it."""
+    value = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return False
+    return not value.func.attr.lstrip("_").startswith(_MUTATORS)
 
 
 _DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)

@@ -142,7 +142,8 @@ def describe(source: str, param: str) -> str:
         if isinstance(value, str | bytes):
             slug = _slug(value if isinstance(value, str) else value.decode("latin-1"))
             return f"{param}_{slug}" if slug and len(slug) <= 16 else f"{param}_text"
-        return f"{_count(len(value))}_{param}"
+        plural = "" if len(value) == 1 or param.endswith("s") else "s"
+        return f"{_count(len(value))}_{param}{plural}"
     return param
 
 

@@ -114,5 +114,35 @@ def literal_call(node: ast.AST, name: str, params: list[str], origin: str) -> Ca
 
 
 def _all_literal(node: ast.Call) -> bool:
+    """Every argument a literal, or a builtin function (`merge_with(sum, {...})`)."""
     values = [*node.args, *(k.value for k in node.keywords)]
-    return all(k.arg for k in node.keywords) and all(is_parsed(node_value(v)) for v in values)
+    plain = [v for v in values if not (isinstance(v, ast.Name) and v.id in BUILTIN_FUNCTIONS)]
+    return all(k.arg for k in node.keywords) and all(is_parsed(node_value(v)) for v in plain)
+
+
+BUILTIN_FUNCTIONS = frozenset(
+    [
+        "abs",
+        "all",
+        "any",
+        "bool",
+        "dict",
+        "float",
+        "frozenset",
+        "hash",
+        "int",
+        "len",
+        "list",
+        "max",
+        "min",
+        "repr",
+        "reversed",
+        "round",
+        "set",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+    ]
+)
+"""Builtins a call's argument may name and still read as a literal call."""

@@ -130,6 +130,8 @@ def describe(source: str, param: str) -> str:
     value = node_value(ast.parse(source, mode="eval").body) if _parses(source) else None
     if value is None and source.strip() == "None":
         return f"no_{param}"
+    if source.isidentifier():  # a function passed by name: `str`
+        return f"{param}_{source}"
     if isinstance(value, bool):
         return f"{param}_{str(value).lower()}"
     if isinstance(value, int | float):

@@ -3,8 +3,11 @@ parametrized test (a table of examples), end to end on the gen_pure fixture's mo
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
+from coder.builtin.gen import Call
+from coder.builtin.gen.examples import literal_call
 from tests.helpers import FIXTURES, function_source, generate, run_pytest_in
 
 PRICING = (FIXTURES / "gen_pure" / "shop" / "pricing.py").read_text()
@@ -69,3 +72,14 @@ def test_calls_with_more_or_fewer_star_args_share_a_table(tmp_path: Path) -> Non
         "    assert total(*amounts) == expected\n"
     )
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_a_builtin_passed_by_name_reads_as_a_literal_argument() -> None:
+    def called(source: str) -> Call | None:
+        node = ast.parse(source, mode="eval").body
+        return literal_call(node, "apply", ["func"], "doctest")
+
+    call = called("apply(str, 1, 2)")
+    assert call is not None and call.source() == "apply(str, 1, 2)"
+    assert call.label == ""  # *values have no name to say what they are
+    assert called("apply(helper, 1)") is None  # a name the test would have to define

@@ -91,12 +91,17 @@ _MUTATORS = tuple(
 
 
 def _query(stmt: ast.stmt) -> bool:
-    """`oset.intersection([2, 4])` shown in a docstring: a method whose name says it
-    changes nothing (unlike `oset.update(...)`), so later examples do not need it."""
+    """`oset.intersection([2, 4])`, `get_in(["a"], d)` shown in a docstring: a call whose
+    name says it changes nothing (unlike `oset.update(...)`, `set_pointer(obj, ...)`), so
+    later examples do not need it."""
     value = stmt.value if isinstance(stmt, ast.Expr) else None
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+    if isinstance(value, ast.Compare):
+        value = value.left
+    if not isinstance(value, ast.Call):
         return False
-    return not value.func.attr.lstrip("_").startswith(_MUTATORS)
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return bool(name) and not str(name).lstrip("_").startswith(_MUTATORS)
 
 
 _DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)

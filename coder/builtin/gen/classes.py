@@ -106,13 +106,15 @@ def _method_probes(
     new = Call(cls.name, typical.args, typical.kwargs)
     others = instances(cls, facts, new) if not qualified else []
     fillers = [(new, f) for f in _fillers(cls, node, var, facts)] if not qualified else []
-    setups: list[tuple[Call, ...]] = [(new,), *fillers, *[(other,) for other in others]]
+    # The instances the module builds first: of two tests that notice as much, the one
+    # on a telling object wins over one on an empty default instance.
+    setups: list[tuple[Call, ...]] = [*[(other,) for other in others], *fillers, (new,)]
     if _takes_another(node, params) and not qualified:
         base = calls[0] if calls else Call(callee, qualified=False)
         calls = [_with_operand(base, made, cls.name) for made in [new, *others]] + calls
     firsts = [c for c in calls if c.uses][: len(others) + 1] or calls[:1]
     probes = [Probe(call, setup) for call in firsts for setup in setups]
-    richest = (others[0],) if others else setups[-1]
+    richest = setups[0]
     return probes + [Probe(call, richest) for call in calls if call not in firsts]
 
 

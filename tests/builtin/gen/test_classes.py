@@ -118,8 +118,10 @@ def test_names_in_tests_split_acronyms(tmp_path: Path) -> None:
         "    fifo_cache.addItem(3)\n"
         "    assert fifo_cache.items == [3]"
     )
-    assert function_source(generated.text, "test_http_server_url").startswith(
-        "def test_http_server_url():\n    http_server = HTTPServer()\n"
+    assert function_source(generated.text, "test_http_server_url") == (
+        "def test_http_server_url():\n"
+        "    http_server = HTTPServer(port=3)\n"
+        '    assert http_server.url() == "http://localhost:3"'
     )
 
 

@@ -73,6 +73,9 @@ class ModuleTarget:
         return [
             {
                 "line": m.line,
+                "col": m.col,
+                "end_line": m.end_line,
+                "end_col": m.end_col,
                 "function": owners.get(m.statement_line, ""),
                 "operator": m.operator,
                 "original": m.original,

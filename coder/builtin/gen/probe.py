@@ -81,7 +81,7 @@ def probe_commands(
         for run, measure in ((1, True), (2, False)):
             argument = shlex.quote(json.dumps({**chunk, "measure": measure}))
             runs.append(
-                f"echo '{RUN_MARK}{run}'; PYTHONDONTWRITEBYTECODE=1 "
+                f"echo '{RUN_MARK}{run}'; PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED={run} "
                 f"python3 - {argument} <<'CODER_PROBE'\n{script}\nCODER_PROBE\n"
             )
         timeout = 2 * (CALL_TIMEOUT_S + 0.5) * len(part) + 20

@@ -110,6 +110,10 @@ def pid_tag() -> str:
 
 def under_pytest() -> bool:
     return "pytest" in sys.modules
+
+
+def name_hash() -> int:
+    return hash("clock")
 """
 
 TEST_CLOCK = """\
@@ -230,6 +234,13 @@ def test_the_clock_is_frozen_and_random_seeded_before_their_values_are_asserted(
     )
     assert "_token()" not in clock.text and "pid_tag()" not in clock.text
     assert "- pid_tag: skipped (no deterministic result worth asserting)" in clock.summary
+
+
+def test_a_hash_of_text_is_not_pinned_although_the_sandbox_fixes_its_seed(
+    clock: Generated,
+) -> None:
+    assert "name_hash" not in clock.text
+    assert "- name_hash: skipped (no deterministic result worth asserting)" in clock.summary
 
 
 STOPWATCH = """\

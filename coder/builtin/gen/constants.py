@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from coder.builtin.gen.flows import Shown, by_name, shown_values
 from coder.builtin.literals import is_parsed, node_value
 
 
@@ -28,10 +29,20 @@ class ModuleFacts:
     tree: ast.Module = field(default_factory=lambda: ast.Module([], []))
     aliases: dict[str, ast.expr] = field(default_factory=dict)
     """Type aliases (`SetLike = Union[AbstractSet[T], Sequence[T]]`)."""
+    shown: Shown = field(default_factory=Shown)
+    """What the module's examples pass its functions (flows.py)."""
+    named: dict[str, list[str]] = field(default_factory=dict)
+    """Parameter name -> the values shown for a parameter of that name anywhere."""
 
     @classmethod
     def of(cls, tree: ast.Module) -> ModuleFacts:
-        return cls(module_constants(tree), top_level_names(tree), tree, type_aliases(tree))
+        shown, names = shown_values(tree), top_level_names(tree)
+        named = by_name(shown.values)
+        return cls(module_constants(tree), names, tree, type_aliases(tree), shown, named)
+
+    def shown_for(self, node: ast.FunctionDef, param: str) -> list[str]:
+        """The values the module shows for `param` of `node`, else for its name."""
+        return self.shown.values.get((node.lineno, param)) or self.named.get(param, [])
 
 
 def top_level_names(tree: ast.Module) -> set[str]:

@@ -24,7 +24,10 @@ _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 def laid_out(line: str, indent: str = "", width: int = LINE_LENGTH) -> list[str]:
     """`line` (one statement or expression, no line breaks) as lines of at most `width`
-    characters, each starting with `indent`, where brackets allow."""
+    characters, each starting with `indent`, where brackets allow (the line's own
+    leading spaces count as indent: a call inside a `with` block)."""
+    lead = len(line) - len(line.lstrip(" "))
+    indent, line = indent + line[:lead], line[lead:]
     if len(indent) + len(line) <= width or "\n" in line:
         return [indent + line]
     split = _last_bracket(line)

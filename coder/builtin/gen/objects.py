@@ -21,7 +21,7 @@ from coder.builtin.gen.examples import literal_call
 from coder.builtin.gen.params import Param, params_of
 from coder.builtin.gen.types import Function, decorators, methods
 
-MAX_INSTANCES = 3
+MAX_INSTANCES = 4
 """Other instances than the typical one, per class."""
 MAX_OBSERVERS = 4
 _MUTATOR_WORDS = tuple(
@@ -44,7 +44,8 @@ _MUTATOR_WORDS = tuple(
 
 def instances(cls: ast.ClassDef, facts: ModuleFacts, typical: Call) -> list[Call]:
     """Other ways to build an instance than `typical`, the most telling first."""
-    found = _documented(cls, facts) + _factories(cls, facts) + _filled_in(cls, facts)
+    found = _documented(cls, facts) + _shown(cls, facts)
+    found += _factories(cls, facts) + _filled_in(cls, facts)
     unique = {call.source(): call for call in reversed(found) if call.source() != typical.source()}
     return sorted(unique.values(), key=found.index)[:MAX_INSTANCES]
 
@@ -60,6 +61,15 @@ def _documented(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
                 if made is not None and not _empty(made):
                     found.append(made)
     return found
+
+
+def _shown(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
+    """The constructor with the values the module's examples pass it, directly or
+    through its functions (`resolve_pointer(obj, "/foo")` -> `JsonPointer("/foo")`)."""
+    params = constructor(cls, facts) or []
+    shown = {v.source for p in params for v in p.values if v.origin == "doctest"}
+    calls = plan_calls(cls.name, params)
+    return [c for c in calls if shown & {*c.args, *(v for _, v in c.kwargs)} and not _empty(c)]
 
 
 def _empty(call: Call) -> bool:

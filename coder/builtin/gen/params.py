@@ -15,6 +15,7 @@ from coder.builtin.gen.values import (
     CHARACTER,
     Value,
     around,
+    describe,
     double_quoted,
     guessed_values,
     hint_values,
@@ -68,9 +69,18 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
 def _hinted(
     node: ast.FunctionDef, arg: ast.arg, has_default: bool, facts: ModuleFacts
 ) -> list[Value]:
-    """Values from the hint (the module's type aliases read through), else the docstring
-    or the body's use of it (after what its name suggests), else its name (none for an
-    unhinted parameter with a default: the default is the safe value)."""
+    """The values the module's own examples pass it (flows.py), then those from the
+    hint (the module's type aliases read through), else the docstring or the body's use
+    of it (after what its name suggests), else its name (none for an unhinted parameter
+    with a default: the default is the safe value)."""
+    shown = [Value(v, describe(v, arg.arg), "doctest") for v in facts.shown_for(node, arg.arg)]
+    found = shown + _described(node, arg, has_default, facts)
+    return list({value.source: value for value in reversed(found)}.values())[::-1]
+
+
+def _described(
+    node: ast.FunctionDef, arg: ast.arg, has_default: bool, facts: ModuleFacts
+) -> list[Value]:
     annotation = resolved(arg.annotation, facts.aliases) if arg.annotation else None
     hinted = hint_values(annotation, arg.arg)
     if hinted and CHARACTER.match(arg.arg) and hinted[0].source == '"abc"':

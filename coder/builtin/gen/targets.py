@@ -19,6 +19,7 @@ from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
 from coder.builtin.gen.examples import (
     doctest_calls,
+    literal_call,
     module_calls,
     module_doctest_calls,
     site_calls,
@@ -129,6 +130,12 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
     planned = plan_calls(name, params)
     sites = module_calls(facts.tree, name, target.params)[:MAX_SITES]
     sites = module_doctest_calls(facts.tree, name, target.params) + sites
+    shown = [
+        literal_call(c, name, target.params, "site") for c in facts.shown.calls.get(node.lineno, [])
+    ]
+    known = {call.source() for call in documented}
+    unique = {c.source(): c for c in [*sites, *(c for c in shown if c)] if c.source() not in known}
+    sites = list(unique.values())
     calls = [*documented, *planned[:1], *sites, *planned[1:]]
     target.probes = [Probe(wrapped(call, wrap)) for call in calls]
     target.probes[len(documented) : len(documented)] = doctest_probes(node, name, facts.names)

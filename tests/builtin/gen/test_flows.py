@@ -1,0 +1,85 @@
+"""Values a module shows its parameters: the literal arguments of its doctests' calls
+(names bound on earlier example lines read through), carried along its own calls."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.flows import by_name, shown_values
+from coder.builtin.gen.targets import find_targets
+from tests.helpers import generate, run_pytest_in
+
+STORE = '''\
+class Path:
+    def __init__(self, text):
+        self.parts = text.strip("/").split("/") if text else []
+
+    def lookup(self, tree):
+        """Walks `tree` along the path."""
+        for part in self.parts:
+            tree = tree[part]
+        return tree
+
+    def depth(self):
+        return len(self.parts)
+
+
+def lookup(tree, text):
+    """The value of `tree` at `text`.
+
+    >>> tree = {"a": {"b": 1}, "c": [1, 2]}
+    >>> lookup(tree, "/a/b") == 1
+    True
+    >>> lookup(tree, "/c")
+    [1, 2]
+    """
+    return Path(text).lookup(tree)
+'''
+
+
+def _line(tree: ast.Module, name: str) -> int:
+    return next(n.lineno for n in ast.walk(tree) if getattr(n, "name", "") == name)
+
+
+def test_doctest_arguments_read_names_bound_on_earlier_lines() -> None:
+    tree = ast.parse(STORE)
+    shown = shown_values(tree)
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "lookup")
+    tree_value = '{"a": {"b": 1}, "c": [1, 2]}'
+    assert shown.values[(function.lineno, "tree")] == [tree_value]
+    assert shown.values[(function.lineno, "text")] == ['"/a/b"', '"/c"']
+    calls = [ast.unparse(call) for call in shown.calls[function.lineno]]
+    written = "{'a': {'b': 1}, 'c': [1, 2]}"
+    assert calls == [f"lookup({written}, '/a/b')", f"lookup({written}, '/c')"]
+
+
+def test_values_follow_the_parameters_a_function_passes_on() -> None:
+    tree = ast.parse(STORE)
+    shown = shown_values(tree).values
+    init = _line(tree, "__init__")
+    method = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.lineno == 5)
+    assert shown[(init, "text")] == ['"/a/b"', '"/c"']  # Path(text) in lookup()
+    assert shown[(method.lineno, "tree")] == ['{"a": {"b": 1}, "c": [1, 2]}']  # .lookup(tree)
+    assert by_name(shown)["text"] == ['"/a/b"', '"/c"']
+
+
+def test_a_parameter_no_hint_describes_takes_the_values_shown() -> None:
+    facts = ModuleFacts.of(ast.parse(STORE))
+    assert facts.named["tree"] == ['{"a": {"b": 1}, "c": [1, 2]}']
+    targets = {t.name: t for t in find_targets(STORE, ["Path.lookup", "lookup"], "store")}
+    method = targets["Path.lookup"]
+    assert not method.skip
+    sources = [(tuple(c.source() for c in p.setup), p.call.source()) for p in method.probes]
+    assert (('Path("/a/b")',), 'path.lookup({"a": {"b": 1}, "c": [1, 2]})') in sources
+    calls = [p.call.source() for p in targets["lookup"].probes]
+    assert 'lookup({"a": {"b": 1}, "c": [1, 2]}, "/c")' in calls
+
+
+def test_the_tests_call_a_method_with_what_the_module_shows(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"store.py": STORE}, "store", ["Path.lookup"])
+    assert "Path.lookup: skipped" not in generated.summary
+    assert 'path.lookup({"a": {"b": 1}, "c": [1, 2]})' in generated.text
+    assert "== 1\n" in generated.text or "== [1, 2]\n" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -61,6 +61,11 @@ def gen(
 
     if mutation_goal is not None and max_mutants == 0:
         raise ConfigError("mutation_goal needs mutants: drop max_mutants 0 or the goal")
+    if changed_since is not None and (changed_since.startswith("-") or not changed_since.strip()):
+        # git would read it as an option (`--output=FILE` writes a file of the host)
+        raise ConfigError(
+            f"changed_since {changed_since!r} is no git ref; give a branch, tag or commit"
+        )
     path = git_repo(repo)
     checked = [inside(path, target, "targets") for target in targets or []]
     settings, hooks = _prepare(progress, path, choices, apply)

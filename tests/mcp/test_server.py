@@ -28,13 +28,11 @@ T = TypeVar("T")
 
 
 class Client:
-    """One connection to a `coder mcp` process: what the server sent besides replies
-    (progress lines, and anything unparseable on its stdout) is kept."""
+    """One connection to a `coder mcp` process, keeping the progress lines it sent."""
 
     def __init__(self, session: ClientSession) -> None:
         self.session = session
         self.progress: list[tuple[float, str | None]] = []
-        self.stray: list[Exception] = []
 
     async def call(self, name: str, **arguments: Any) -> CallToolResult:
         async def on_progress(done: float, total: float | None, message: str | None) -> None:
@@ -60,17 +58,16 @@ def serve(
     async def main() -> T:
         with (tmp_path / "server-stderr.txt").open("w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
-                client: Client | None = None
+                stray: list[Exception] = []
 
                 async def on_message(message: Any) -> None:
-                    if isinstance(message, Exception) and client is not None:
-                        client.stray.append(message)
+                    if isinstance(message, Exception):  # a line on stdout that is no message
+                        stray.append(message)
 
                 async with ClientSession(read, write, message_handler=on_message) as session:
                     await session.initialize()
-                    client = Client(session)
-                    result = await scenario(client)
-                    assert client.stray == []  # stdout carried the protocol only
+                    result = await scenario(Client(session))
+                    assert stray == []  # stdout carried the protocol only
                     return result
 
     return anyio.run(main)
@@ -106,7 +103,11 @@ def test_fix_returns_a_verified_patch_and_applies_only_when_asked(
         assert tools == {"fix", "gen", "run", "undo", "report"}
         args = {"repo": str(broken), "model": "builtin", "sandbox": "local"}
         dry = report_of(await client.call("fix", **args))
-        assert client.progress, "no progress notification came"
+        steps = [step for step, _ in client.progress]
+        assert steps and steps == sorted(set(steps))  # at least one, each further on
+        lines = [line or "" for _, line in client.progress]
+        assert any(line.startswith("baseline: 6 passed, 2 failed") for line in lines)
+        assert any("tests/test_format.py: verified" in line for line in lines)
         assert git(broken, "status", "--porcelain") == ""  # nothing applied
         assert (broken / TESTS).read_text() == original
         saved = report_of(await client.call("report", repo=str(broken), run_id=dry["run_id"]))
@@ -140,6 +141,7 @@ def test_calls_outside_what_the_user_allows_fail_with_one_line(
             ("fix", {"repo": "relative/repo"}),
             ("fix", {"repo": str(broken), "model": "compat:anything"}),
             ("fix", {"repo": str(broken), "model": "builtin", "tests": ["../../etc/passwd"]}),
+            ("gen", {"repo": str(broken), "changed_since": f"--output={tmp_path / 'written'}"}),
             ("report", {"repo": str(broken), "run_id": "nope"}),
             ("undo", {"repo": str(broken)}),
         ]
@@ -151,8 +153,9 @@ def test_calls_outside_what_the_user_allows_fail_with_one_line(
     assert "not an absolute path" in errors[2]
     assert "may pick `builtin`" in errors[3]
     assert "no file or folder of" in errors[4]
-    assert "no runs under" in errors[5]
-    assert "undo" in errors[6] or "applied" in errors[6]
+    assert "is no git ref" in errors[5] and not (tmp_path / "written...").exists()
+    assert "no runs under" in errors[6]
+    assert "no run under" in errors[7] and "applied changes left to undo" in errors[7]
     assert list((broken / ".coder" / "runs").glob("*")) == []  # no call got to run
 
 
@@ -194,3 +197,21 @@ def test_without_the_sdk_coder_mcp_says_how_to_install_it(tmp_path: Path) -> Non
     assert "pip install 'coder[mcp]'" in done.stderr
     # and the rest of coder works without it
     assert subprocess.run([sys.executable, "-m", "coder", "--version"], env=env).returncode == 0
+
+
+@pytest.mark.timeout(600)
+def test_gen_returns_the_tests_that_earned_their_place_without_writing_them(
+    tmp_path: Path,
+) -> None:
+    shop = fixture_repo("gen_pure", tmp_path)
+
+    async def scenario(client: Client) -> dict[str, Any]:
+        args = {"repo": str(shop), "model": "builtin", "sandbox": "local", "max_mutants": 10}
+        return report_of(await client.call("gen", **args, targets=["shop/pricing.py"]))
+
+    report = serve(tmp_path, scenario)
+    assert report["status"] in ("improved", "goal_met") and report["applied"] is False
+    assert report["targets"] == ["shop/pricing.py"] and report["tests_added"]
+    assert report["coverage_after"]["line"] > report["coverage_before"]["line"]
+    assert "+def test_" in report["patch"]
+    assert git(shop, "status", "--porcelain") == ""

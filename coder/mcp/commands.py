@@ -61,11 +61,7 @@ def gen(
 
     if mutation_goal is not None and max_mutants == 0:
         raise ConfigError("mutation_goal needs mutants: drop max_mutants 0 or the goal")
-    if changed_since is not None and (changed_since.startswith("-") or not changed_since.strip()):
-        # git would read it as an option (`--output=FILE` writes a file of the host)
-        raise ConfigError(
-            f"changed_since {changed_since!r} is no git ref; give a branch, tag or commit"
-        )
+    check_ref(changed_since)
     path = git_repo(repo)
     checked = [inside(path, target, "targets") for target in targets or []]
     settings, hooks = _prepare(progress, path, choices, apply)
@@ -122,6 +118,13 @@ def report(repo: str, run_id: str = "last") -> Data:
         raise CoderError(f"{run_dir.report} holds no report; it was not written by coder")
     redacted: Data = Redactor(run_secrets(resolve_settings(path).settings))(data)
     return redacted
+
+
+def check_ref(ref: str | None) -> None:
+    """A ref a call names must not read as an option of git (`--output=FILE` would have
+    `git diff` write a file of the host)."""
+    if ref is not None and (ref.startswith("-") or not ref.strip()):
+        raise ConfigError(f"changed_since {ref!r} is no git ref; give a branch, tag or commit")
 
 
 def inside(repo: Path, given: str, what: str) -> str:

@@ -21,6 +21,7 @@ from coder import __version__
 from coder.cli.doctor import doctor
 from coder.cli.fix import fix
 from coder.cli.gen import gen
+from coder.cli.mcp import mcp
 from coder.cli.render import crash, fail, hide_also, warn
 from coder.cli.run import run
 from coder.cli.sandbox import sandbox_app
@@ -39,7 +40,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-for command in (fix, undo, gen, run, doctor):
+for command in (fix, undo, gen, run, mcp, doctor):
     app.command()(command)
 app.add_typer(trace_app, name="trace")
 app.add_typer(sandbox_app, name="sandbox")

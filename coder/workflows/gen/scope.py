@@ -105,8 +105,12 @@ def changed_modules(repo: Path, ref: str) -> list[str]:
         git_repo = git.Repo(repo, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
         raise ConfigError(f"--changed-since needs a git repository; {repo} is not in one") from exc
+    if ref.startswith("-"):
+        raise ConfigError(
+            f"--changed-since {ref}: a git ref cannot start with '-'; name a branch, tag or commit"
+        )
     try:
-        names = git_repo.git.diff("--name-only", f"{ref}...", "--").splitlines()
+        names = git_repo.git.diff("--name-only", "--end-of-options", f"{ref}...", "--").splitlines()
     except git.GitCommandError as exc:
         raise ConfigError(
             f"--changed-since {ref}: git cannot compare with that ref "
@@ -135,7 +139,7 @@ def changed_lines(repo: Path, ref: str, paths: list[str]) -> dict[str, set[int]]
     found: dict[str, set[int]] = {path: set() for path in paths}
     for path in paths:
         full = path if prefix in ("", ".") else f"{prefix}/{path}"
-        diff = git_repo.git.diff("-U0", f"{ref}...", "--", full)
+        diff = git_repo.git.diff("-U0", "--end-of-options", f"{ref}...", "--", full)
         for start, count in _HUNK.findall(diff):
             first, size = int(start), int(count) if count else 1
             found[path].update(range(first, first + size))

@@ -328,6 +328,7 @@ def test_tests_that_cannot_import_the_project_get_the_fix_named(
     ("extra", "message"),
     [
         (["--changed-since", "no-such-ref"], "--changed-since no-such-ref"),
+        (["--changed-since=--output=out.txt"], "cannot start with '-'"),
         (["--target", "missing.py"], "--target missing.py"),
         (["--dry-run", "--branch", "b"], "cannot be used together"),
     ],
@@ -341,6 +342,7 @@ def test_usage_errors_exit_2_with_one_line(
     error = capsys.readouterr().err
     assert message in error and len(error.strip().splitlines()) == 1
     assert not (repo / ".coder" / "runs").exists()
+    assert not (repo / "out.txt").exists()  # no git option smuggled in as a ref
 
 
 # --- the pieces the filters rest on, without a sandbox ----------------------------------

@@ -4,10 +4,13 @@ at most MAX_NAME characters."""
 
 from __future__ import annotations
 
+import ast
+
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Target
 from coder.builtin.gen.values import snake_case
+from coder.builtin.literals import node_value
 
 MAX_NAME = 72
 
@@ -31,6 +34,22 @@ def test_name(target: Target, result: Result) -> str:
     if documented:
         return join_name(base, situation, label)
     return join_name(base, situation, f"with_{label}" if label else _pinned(target))
+
+
+def instance_words(target: Target, result: Result) -> str:
+    """`on_foo_bar` for a method called on `Cls("/foo/bar")`: the instance's first
+    literal argument in words, when it has a short one."""
+    setup = result.probe.setup
+    if not target.var or target.init or not setup or result.probe.verbatim:
+        return ""
+    made = setup[0]
+    values = [*made.args, *(value for _, value in made.kwargs)]
+    value = node_value(ast.parse(values[0], mode="eval").body) if values else None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return ""
+    words = snake_case(str(value)).replace("_", " ").split()
+    text = "_".join(words)
+    return f"on_{text}" if text and len(text) <= 24 else ""
 
 
 def _pinned(target: Target) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.messages import match_argument
-from coder.builtin.gen.naming import join_name, test_name, unique_name
+from coder.builtin.gen.naming import instance_words, join_name, test_name, unique_name
 from coder.builtin.gen.operators import needed_modules
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Target
@@ -60,7 +60,10 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
     body = _body(target, result, prefix)
     if body is None:
         return None
-    name = unique_name(test_name(target, result), taken)
+    name = test_name(target, result)
+    if name in taken:  # the same call on another instance: say which
+        name = join_name(name, instance_words(target, result))
+    name = unique_name(name, taken)
     taken.add(name)
     freeze = target.freeze
     body = [*(freeze.lines() if freeze else []), *body]

@@ -6,9 +6,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from coder.builtin.gen.calls import Call
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.flows import by_name, shown_values
+from coder.builtin.gen.probe import Result
+from coder.builtin.gen.render import render_test
 from coder.builtin.gen.targets import find_targets
+from coder.builtin.gen.types import Probe, Target
 from tests.helpers import generate, run_pytest_in
 
 STORE = '''\
@@ -83,3 +87,16 @@ def test_the_tests_call_a_method_with_what_the_module_shows(tmp_path: Path) -> N
     assert 'path.lookup({"a": {"b": 1}, "c": [1, 2]})' in generated.text
     assert "== 1\n" in generated.text or "== [1, 2]\n" in generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_a_call_repeated_on_another_instance_is_named_after_that_instance() -> None:
+    target = Target("Path.lookup", owner="Path", var="path")
+    call = Call("path.lookup", ('{"c": 1}',), qualified=False)
+    made = [Call("Path", ('"/a/b"',)), Call("Path", ('"/c"',))]
+    results = [Result(Probe(call, (instance,)), "raise", expect="KeyError") for instance in made]
+    taken: set[str] = set()
+    names = [render_test(target, result, "", taken) for result in results]
+    assert [n.name for n in names if n] == [
+        "test_path_lookup_raises_key_error",
+        "test_path_lookup_raises_key_error_on_c",
+    ]

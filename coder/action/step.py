@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder.action.image import build_image, image_to_build
 from coder.action.inputs import ActionInputs, InputError, read_inputs
 from coder.action.summary import Report, render_summary
 from coder.delivery.runs import RUNS_DIR
@@ -50,6 +51,9 @@ def main(environ: Mapping[str, str] = os.environ) -> int:
     except InputError as error:
         return _refuse(environ, str(redact(str(error))))
     folder = _folder(environ, inputs.command)
+    image = image_to_build(inputs)
+    if image is not None:  # if the build fails, coder's run says the image is missing
+        build_image(image, child_environment(inputs, environ))
     outcome = run_coder(inputs, folder, environ)
     files = keep_files(outcome.report, Path(inputs.path), folder)
     outputs = {

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from tests.action.runner import ActionRun, load_action, run_action
-from tests.helpers import commit_all, copy_fixture, fixture_repo, git, run_pytest_in
+from tests.helpers import commit_all, fixture_repo, git, run_pytest_in, write_tree
 
 
 def _run(tmp_path: Path, repo: Path, **inputs: str) -> ActionRun:
@@ -64,39 +64,40 @@ def test_an_unfixed_test_fails_the_step_unless_told_to_report_only(tmp_path: Pat
     assert "test\\_median\\_even\\_length | unfixed | " in report_only.summary
 
 
-def test_gen_on_the_changed_module_reports_coverage_and_mutation(tmp_path: Path) -> None:
-    repo = commit_all(copy_fixture("gen_pure", tmp_path))
-    module = repo / "shop" / "pricing.py"
-    module.write_text(module.read_text() + _ADDED, encoding="utf-8")
-    git(repo, "commit", "-qam", "add pence_to_pounds")
-    run = _run(
-        tmp_path,
-        repo,
-        command="gen",
-        **{"changed-since": "HEAD~1", "coverage-goal": "40", "args": "--max-mutants 30"},
-    )
+def test_gen_on_the_changed_lines_reports_coverage_and_mutation(tmp_path: Path) -> None:
+    repo = commit_all(write_tree(tmp_path / "repo", _UNITS))
+    module = repo / "units.py"
+    module.write_text(module.read_text() + _CLAMP, encoding="utf-8")
+    git(repo, "commit", "-qam", "add clamp")
+    goals = {"changed-since": "HEAD~1", "coverage-goal": "90", "time-budget": "600"}
+    run = _run(tmp_path, repo, command="gen", **goals)
     assert run.exit_code == 0, run.log
     report = json.loads(Path(run.outputs["report"]).read_text())
-    assert report["goal"] == 40.0 and report["targets"] == ["shop/pricing.py"]
-    assert report["tests_added"] and run.outputs["status"] == report["status"]
-    assert report["coverage_after"]["line"] > report["coverage_before"]["line"]
+    assert report["goal"] == 90.0 and report["targets"] == ["units.py"]
+    # Mutants on the changed lines only: clamp's, not double's.
+    assert report["mutation_before"]["total"] == report["mutation_after"]["total"] == 1
+    assert report["tests_added"] and run.outputs["status"] == report["status"] == "goal_met"
     _applies(repo, run.outputs["patch"])
     assert run_pytest_in(repo).returncode == 0
     before, after = report["coverage_before"]["line"], report["coverage_after"]["line"]
+    assert before < after
     assert f"| Line coverage | {before:.1f}% → {after:.1f}% |" in run.summary
     assert f"| Tests added | {len(report['tests_added'])} |" in run.summary
-    assert "| Coverage goal | 40.0% |" in run.summary
-    assert re.search(r"\| Mutation score \| [\d.]+% \(\d+ of \d+ mutants killed\) → ", run.summary)
+    assert "| Coverage goal | 90.0% |" in run.summary
+    assert "| Mutation score | 0.0% (0 of 1 mutants killed) → 100.0% (1 of 1" in run.summary
     assert run.outputs["junit"] == ""
 
 
-_ADDED = '''
+_UNITS = {
+    "units.py": "def double(x: int) -> int:\n    return 2 * x\n",
+    "tests/test_units.py": "from units import double\n\n\ndef test_double():\n"
+    "    assert double(2) == 4\n",
+}
+_CLAMP = '''
 
-def pence_to_pounds(pence: int) -> str:
-    """Pence as pounds: 250 -> "2.50"."""
-    if pence < 0:
-        raise ValueError("negative pence")
-    return f"{pence // 100}.{pence % 100:02d}"
+def clamp(x: int, low: int = 0, high: int = 10) -> int:
+    """clamp(12) -> 10"""
+    return max(low, min(x, high))
 '''
 
 

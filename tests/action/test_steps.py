@@ -31,6 +31,8 @@ def test_fix_reports_the_repairs_and_hands_over_a_patch_that_applies(tmp_path: P
     assert run.exit_code == 0, run.log
     assert run.ran == ["install", "coder"]
     assert "coder is already installed" in run.log
+    # Workflow commands are off while coder and the tests print.
+    assert re.search(r"^::stop-commands::(\w{32})$.*^::\1::$", run.log, re.M | re.S)
     assert run.outputs["status"] == "fixed"
     assert run.outputs["exit-code"] == "0"
     report = json.loads(Path(run.outputs["report"]).read_text())
@@ -103,12 +105,15 @@ def clamp(x: int, low: int = 0, high: int = 10) -> int:
 
 def test_inputs_reach_coder_as_data_never_as_shell(tmp_path: Path) -> None:
     repo = fixture_repo("fix_expected_value", tmp_path)
+    # A package named like coder's in the workspace (the current folder) is not imported.
+    write_tree(repo, {"coder/__init__.py": "raise SystemExit('the workspace coder ran')\n"})
     hostile = "$(touch pwned_path)`touch pwned_tick`; touch pwned_semi"
     run = _run(tmp_path, repo, command="fix", path=hostile, args="--tests='$(touch pwned_args)'")
     assert run.exit_code == 2
     assert list(repo.glob("pwned*")) == [] and list(tmp_path.rglob("pwned*")) == []
     assert run.outputs["status"] == "error" and run.outputs["report"] == ""
     assert "does not exist" in run.summary and "pwned\\_path" in run.summary
+    assert "the workspace coder ran" not in run.log
 
 
 def test_a_wrong_input_is_one_error_line_and_an_error_status(tmp_path: Path) -> None:

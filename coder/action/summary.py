@@ -114,7 +114,7 @@ def _mutation(score: Report | None) -> str:
 def _counts(counts: Report | None) -> str:
     if not counts:
         return "n/a"
-    return " ".join(f"{int(counts.get(k, 0))} {k}" for k in ("passed", "failed", "errors"))
+    return ", ".join(f"{int(counts.get(k, 0))} {k}" for k in ("passed", "failed", "errors"))
 
 
 def _delivery(report: Report) -> str:

@@ -108,9 +108,12 @@ def test_gen_summary_shows_coverage_and_mutation_before_and_after() -> None:
         "mutation_before": {"killed": 7, "total": 75, "score": 9.33},
         "mutation_after": None,
         "goal": 90,
+        "possible_bugs": [{"test": "tests/test_a.py::test_two", "message": "assert 3 == 4"}],
     }
     text = render_summary("gen", report)
     assert "| Line coverage | 32.0% → 100.0% |" in text
     assert "| Branch coverage | 7.1% → 100.0% |" in text
     assert "| Mutation score | 9.3% (7 of 75 mutants killed) → n/a |" in text
     assert "| Coverage goal | 90.0% |" in text and "- tests/test\\_a.py::test\\_one" in text
+    assert "| Possible bugs | 1 |" in text
+    assert "- tests/test\\_a.py::test\\_two: assert 3 == 4" in text

@@ -43,8 +43,9 @@ def test_fix_reports_the_repairs_and_hands_over_a_patch_that_applies(tmp_path: P
     assert run_pytest_in(repo).returncode == 0
     assert "### coder fix: fixed" in run.summary
     assert "| Tests fixed | 2 of 2 failing |" in run.summary
-    assert "| Tests before → after | 6 passed 2 failed 0 errors → 8 passed 0 failed 0 errors |" in (
-        run.summary
+    assert (
+        "| Tests before → after | 6 passed, 2 failed, 0 errors → 8 passed, 0 failed, 0 errors |"
+        in (run.summary)
     )
     row = r"\| tests/test\\_format.py::test\\_format\\_megabytes \| repaired \| builtin engine"
     assert re.search(row, run.summary)

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from coder.errors import ConfigError as ConfigError
+from coder.variables import setting_variables, unknown_variables
 from sandbox import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from sandbox.docker import DEFAULT_IMAGE
 from tools import DEFAULT_SHELL_TIMEOUT, DEFAULT_TEST_TIMEOUT
@@ -57,7 +58,6 @@ WHY: dict[Trust, str] = {
 }
 FLAG_ONLY = frozenset({"network", "setup_network", "unsafe_no_isolation"})
 """Settings that open the network or drop isolation: a flag only, never env or a file."""
-ENV_ALIASES = {"LLM_BASE_URL": "base_url", "LLM_API_KEY": "api_key", "LLM_MODEL": "model"}
 DEFAULT_SOURCE = "default"
 
 
@@ -176,7 +176,7 @@ def resolve_settings(
         raise ConfigError(_describe(exc, origin)) from None
     sources = {name: origin.get(name, DEFAULT_SOURCE) for name in Settings.model_fields}
     warnings = [_ignored_warning(key, where, sources, user_file) for key, where in ignored.items()]
-    warnings.extend(_exposed_key_warning(user_file, user))
+    warnings += _exposed_key_warning(user_file, user) + unknown_variables(environ, sources)
     return ResolvedSettings(settings, sources, ignored, tuple(warnings))
 
 
@@ -264,8 +264,7 @@ def _from_pyproject(repo: Path) -> dict[str, Any]:
 
 
 def _from_environment(environ: Mapping[str, str]) -> Layer:
-    names = dict(ENV_ALIASES)
-    names.update({f"CODER_{field.upper()}": field for field in Settings.model_fields})
+    names = setting_variables(Settings.model_fields)
     return {key: (environ[name], name) for name, key in names.items() if environ.get(name)}
 
 

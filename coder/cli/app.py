@@ -21,6 +21,7 @@ from coder import __version__
 from coder.cli.doctor import doctor
 from coder.cli.fix import fix
 from coder.cli.gen import gen
+from coder.cli.helptext import polish
 from coder.cli.mcp import mcp
 from coder.cli.render import crash, fail, hide_also, warn
 from coder.cli.run import run
@@ -129,7 +130,7 @@ def _configured_keys() -> list[str]:
 
 
 def _run(argv: list[str] | None) -> int:
-    command = typer.main.get_command(app)
+    command = polish(typer.main.get_command(app))
     try:
         result = command.main(
             args=argv if argv is not None else sys.argv[1:],

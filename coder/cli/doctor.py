@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -38,22 +39,21 @@ def doctor(repo: Repo = Path("."), *, common: CommonOptions) -> None:
     """Check the set-up: Python, model settings, Docker engine and image, isolation."""
     repo, resolved = common.load(repo)
     ready = _report(resolved.settings, repo)
-    RedactingConsole().print(_settings_table(resolved))
+    _print_table(RedactingConsole(), "settings", ("setting", "value", "from"), _settings(resolved))
     raise typer.Exit(ExitCode.OK if ready else ExitCode.INCOMPLETE)
 
 
-def _settings_table(resolved: ResolvedSettings) -> Table:
+def _settings(resolved: ResolvedSettings) -> list[Row]:
     """Each effective setting and where it came from (the key only as set / unset), then
     the repository's settings that were ignored because only the user may set them."""
-    table = Table(title="settings", show_lines=False)
-    for column in ("setting", "value", "from"):
-        table.add_column(column)
     hide = redactor().text
-    for name, source in resolved.sources.items():
-        table.add_row(name, escape(hide(resolved.shown(name))), escape(hide(source)))
+    rows = [
+        (name, escape(hide(resolved.shown(name))), escape(hide(source)))
+        for name, source in resolved.sources.items()
+    ]
     for name, where in resolved.ignored.items():
-        table.add_row(name, "[yellow]ignored[/]", f"{escape(hide(where))} (only you set it)")
-    return table
+        rows.append((name, "ignored", f"{escape(hide(where))} (only you set it)"))
+    return rows
 
 
 def _report(settings: Settings, repo: Path) -> bool:
@@ -67,15 +67,32 @@ def _report(settings: Settings, repo: Path) -> bool:
         _interpreter(settings, repo),
         _isolation(settings, docker_ok),
     ]
-    table = Table(title="coder doctor", show_lines=False)
-    for column in ("check", "state", "detail"):
-        table.add_column(column)
-    colours = {"ok": "green", "warn": "yellow", "fail": "red"}
     hide = redactor().text  # a table is printed as built: its cells are hidden here
-    for name, state, detail in rows:
-        table.add_row(name, f"[{colours[state]}]{state}[/]", hide(detail))
-    RedactingConsole().print(table)
+    shown = [(name, state, escape(hide(detail))) for name, state, detail in rows]
+    _print_table(RedactingConsole(), "coder doctor", ("check", "state", "detail"), shown)
     return all(state != "fail" for _, state, _ in rows)
+
+
+COLOURS = {"ok": "green", "warn": "yellow", "fail": "red", "ignored": "yellow"}
+
+
+def _print_table(out: Console, title: str, columns: tuple[str, ...], rows: list[Row]) -> None:
+    """A table at a terminal; elsewhere (a pipe, a CI log) one whole line per row, so no
+    path or message is split across lines. Cells are markup-escaped already."""
+    coloured = [(a, f"[{COLOURS[b]}]{b}[/]" if b in COLOURS else b, c) for a, b, c in rows]
+    if out.is_terminal:
+        table = Table(title=title, show_lines=False)
+        for column in columns:
+            table.add_column(column)
+        for row in coloured:
+            table.add_row(*row)
+        out.print(table)
+        return
+    out.print(f"[bold]{title}[/]")
+    first, second = (max(len(row[i]) for row in rows) for i in (0, 1))
+    for (name, state, _), (_, shown, detail) in zip(rows, coloured, strict=True):
+        padding = " " * (second - len(state))
+        out.print(f"  {escape(name.ljust(first))}  {shown}{padding}  {detail}")
 
 
 def _model_check(settings: Settings) -> Row:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 import typer
 
 from coder.cli.render import info, progress_printer, terminal_approver, warn
-from coder.config import ConfigError, ResolvedSettings, Settings, resolve_settings
+from coder.config import DEFAULTS, ConfigError, ResolvedSettings, Settings, resolve_settings
 from sandbox.docker import DEFAULT_IMAGE
 
 if TYPE_CHECKING:
@@ -76,13 +76,15 @@ class CommonOptions:
         None,
         "--tool-protocol",
         metavar="native|text",
-        help="native (function calling) or text (for models without it).",
+        help="native (function calling) or text (for models without it). "
+        f"Default: {DEFAULTS.tool_protocol}.",
     )
     sandbox: str | None = _option(
         None,
         "--sandbox",
         metavar="auto|docker|local",
-        help="auto (Docker if an engine answers, else local), docker, or local.",
+        help="auto (Docker if an engine answers, else local), docker, or local. "
+        f"Default: {DEFAULTS.sandbox}.",
     )
     image: str | None = _option(
         None, "--image", metavar="IMAGE", help=f"Docker image (default {DEFAULT_IMAGE})."
@@ -105,7 +107,9 @@ class CommonOptions:
         "default), what it declares only (declared), or nothing (off).",
     )
     unsafe_no_isolation: bool = _option(False, "--unsafe-no-isolation", help=_UNSAFE_HELP)
-    max_turns: int | None = _option(None, "--max-turns", metavar="N", help="Most model turns.")
+    max_turns: int | None = _option(
+        None, "--max-turns", metavar="N", help=f"Most model turns (default {DEFAULTS.max_turns})."
+    )
     dry_run: bool = _option(False, "--dry-run", help="Show the diff; write nothing.")
     confirm: bool = _option(
         False, "--confirm", help="Ask before each file write and shell command."

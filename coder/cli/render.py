@@ -18,8 +18,9 @@ from rich.markup import escape
 from rich.prompt import Confirm
 from rich.text import Text
 
+from coder.cli.progress import Activity
 from coder.redaction import Redactor
-from tools import Approver
+from tools import Approver, ToolError
 
 _ALSO_HIDDEN: list[str] = []
 
@@ -41,6 +42,8 @@ class RedactingConsole(Console):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(highlight=False, emoji=False, **options)
+        if not self.is_terminal:  # a pipe or a CI log: whole lines, never cut at 80 columns
+            self.soft_wrap = True
 
     def print(self, *objects: Any, **options: Any) -> None:
         redact = redactor()
@@ -56,25 +59,33 @@ def _hidden(item: Any, redact: Redactor) -> Any:
 
 
 err_console = RedactingConsole(stderr=True)
+activity = Activity(err_console)
+"""The run's current phase: a spinner at a terminal, timed lines in a log."""
 Report = TypeVar("Report", bound=BaseModel)
 Details = ParamSpec("Details")
 
 
 def fail(message: str) -> None:
     """One clear line, no traceback. Messages are plain text: "[tool.coder]" stays."""
+    activity.stop()
     err_console.print(f"[bold red]coder: error:[/] {escape(message)}", soft_wrap=True)
 
 
 def warn(message: str) -> None:
-    err_console.print(f"[yellow]coder: warning:[/] {escape(message)}", soft_wrap=True)
+    activity.heard()
+    stamp = activity.stamp()
+    err_console.print(f"[yellow]coder: warning:[/] {escape(stamp + message)}", soft_wrap=True)
 
 
 def info(message: str) -> None:
-    err_console.print(f"[cyan]coder:[/] {escape(message)}", soft_wrap=True)
+    """A line of progress; it names the phase the spinner (or the heartbeat) shows."""
+    activity.phase(message)
+    err_console.print(f"[cyan]coder:[/] {escape(activity.stamp() + message)}", soft_wrap=True)
 
 
 def crash(traceback: str) -> None:
     """A bug's traceback, as plain text."""
+    activity.stop()
     err_console.print(traceback.rstrip(), markup=False, soft_wrap=True)
 
 
@@ -86,37 +97,57 @@ def _short(value: Any, limit: int = 80) -> str:
 
 
 def progress_printer(verbose: bool = False) -> Any:
-    """An `on_event` handler for the agent: one line per turn, tool call and guard trip."""
+    """An `on_event` handler for the agent: one line per turn, tool call and guard trip,
+    each led by its group (test file or module) when it has one, as with --jobs."""
 
     def on_event(kind: str, data: dict[str, Any]) -> None:
+        activity.heard()
+        group = f"[magenta]{_short(data['group'], 200)}[/] " if data.get("group") else ""
         if kind == "turn":
-            err_console.print(f"[dim]turn {data.get('turn')}[/]", soft_wrap=True)
+            err_console.print(f"{group}[dim]turn {data.get('turn')}[/]")
         elif kind == "tool":
             mark = "[red]✗[/]" if data.get("is_error") else "[green]✓[/]"
             args = _short(data.get("arguments", ""), 200 if verbose else 70)
             seconds = float(data.get("duration_s") or 0.0)
-            err_console.print(
-                f"  {mark} {_short(data.get('name'))} [dim]{args}[/] [dim]{seconds:.2f}s[/]",
-                soft_wrap=True,
-            )
+            name = _short(data.get("name"))
+            err_console.print(f"  {group}{mark} {name} [dim]{args}[/] [dim]{seconds:.2f}s[/]")
         elif kind == "guard":
-            err_console.print(
-                f"  [yellow]! {_short(data.get('name'))}: {_short(data.get('detail'))}[/]"
-            )
+            guard = f"{_short(data.get('name'))}: {_short(data.get('detail'))}"
+            err_console.print(f"  {group}[yellow]! {guard}[/]")
         elif kind == "thought" and verbose:
-            err_console.print(f"  [italic dim]{_short(data.get('text'), 300)}[/]")
+            err_console.print(f"  {group}[italic dim]{_short(data.get('text'), 300)}[/]")
 
     return on_event
 
 
+NO_TERMINAL = (
+    "Not done: --confirm asks the user before each write and command, and no terminal is "
+    "attached to ask at. Do not retry; continue without it, or explain in finish what you "
+    "could not do."
+)
+"""What the model is told of an action --confirm could not ask about."""
+
+
+def ask_at_terminal(action: str, detail: str) -> bool:
+    """The user's yes or no at the terminal; no (without asking) when there is none."""
+    if not sys.stdin.isatty():
+        return False
+    question = f"[bold]Allow {escape(action)}[/] {_short(detail, 200)}?"
+    return Confirm.ask(question, console=err_console, default=False)
+
+
 def terminal_approver() -> Approver:
-    """Ask at the terminal before writes and commands; deny when nobody can answer."""
+    """--confirm: ask at the terminal before writes and commands. With no terminal there
+    is no one to ask: each is refused, the user is told once and the model is told why."""
+    told: list[bool] = []
 
     def approve(action: str, detail: str) -> bool:
-        if not sys.stdin.isatty():
-            return False
-        question = f"[bold]Allow {action}[/] {_short(detail, 200)}?"
-        return Confirm.ask(question, console=err_console, default=False)
+        if sys.stdin.isatty():
+            return ask_at_terminal(action, detail)
+        if not told:
+            told.append(True)
+            warn("--confirm: no terminal is attached to ask at, so writes and commands are refused")
+        raise ToolError(NO_TERMINAL)
 
     return approve
 
@@ -130,6 +161,7 @@ def print_report(
 ) -> None:
     """The report, redacted, as one JSON object on stdout, or `summary(console, report,
     **details)` for a person (progress went to stderr)."""
+    activity.stop()
     data = redactor()(report.model_dump(mode="json"))
     if json_output:
         print(json.dumps(data))

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from coder.cli.options import CommonOptions, Repo, with_common_options
-from coder.cli.render import print_report, terminal_approver
+from coder.cli.render import ask_at_terminal, print_report
 from coder.cli.summaries import run_summary
 from coder.delivery.report import RunReport
 from coder.errors import ExitCode
@@ -64,8 +64,7 @@ def _consent(allowed: bool) -> Callable[[str], bool]:
     """Yes with --allow-deletions; else the answer at a terminal (no one there: no)."""
     if allowed:
         return lambda described: True
-    ask = terminal_approver()
-    return lambda described: ask("deleting", described)
+    return lambda described: ask_at_terminal("deleting", described)
 
 
 def _summary(out: Console, report: RunReport, *, dry_run: bool) -> None:
@@ -74,7 +73,8 @@ def _summary(out: Console, report: RunReport, *, dry_run: bool) -> None:
     if report.status != NEEDS_CONSENT:
         run_summary(out, report, dry_run=dry_run)
         return
-    out.print(f"[bold yellow]{report.status}[/] after {report.turns} turns · {report.model}")
+    model = escape(report.model)
+    out.print(f"[bold yellow]{report.status}[/] after {report.turns} turns · {model}")
     out.print(f"[yellow]{escape(report.error or '')}[/]", soft_wrap=True)
     out.print(f"Your files were not changed. The patch is kept at {escape(report.patch_file)}")
     out.print(f"[dim]run {report.run_id} · `coder trace show {report.run_id}`[/]")

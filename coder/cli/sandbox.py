@@ -38,15 +38,15 @@ def build(
     ] = False,
 ) -> None:
     """Build the sandbox image (Python with pip and venv, pytest, coverage, a non-root user)."""
-    if offline:
+    if offline:  # the script says itself how it ended: built, or already present
         build_offline(image, _log)
-    else:
-        client = connect()
-        try:
-            build_from_dockerfile(client, image, _log)
-        finally:
-            client.close()
-    err_console.print(f"[green]built {image}[/]")
+        return
+    client = connect()
+    try:
+        build_from_dockerfile(client, image, _log)
+    finally:
+        client.close()
+    err_console.print(f"built {image}", style="green", markup=False)
 
 
 def _prune_dependency_cache() -> list[str]:

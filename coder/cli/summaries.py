@@ -13,11 +13,11 @@ from coder.delivery.report import DeliveredReport, FixReport, GenReport, RunRepo
 def run_summary(out: Console, report: RunReport, *, dry_run: bool) -> None:
     colour = "green" if report.status == "finished" and not report.conflicts else "yellow"
     out.print(
-        f"[bold {colour}]{report.status}[/] after {report.turns} turns · {report.model}"
+        f"[bold {colour}]{report.status}[/] after {report.turns} turns · {escape(report.model)}"
         f" · sandbox {report.sandbox} · {report.duration_s:.1f}s"
     )
     if report.summary:
-        out.print(report.summary)
+        out.print(report.summary, markup=False)
     if report.error:
         out.print(f"[red]{escape(report.error)}[/]")
     _run_changes(out, report, dry_run)
@@ -34,15 +34,15 @@ def _run_changes(out: Console, report: RunReport, dry_run: bool) -> None:
     elif dry_run:
         _dry_run(out, report)
     elif report.applied:
-        out.print("Applied: " + ", ".join(report.changed_files))
+        _diff(out, report.patch)
+        out.print("Applied: " + _names(report.changed_files))
     elif report.conflicts:
         out.print(
-            "[yellow]Not applied: you changed "
-            + ", ".join(report.conflicts)
-            + f" while the run worked. The patch is at {report.patch_file}[/]"
+            f"[yellow]Not applied: you changed {_names(report.conflicts)} while the run "
+            f"worked. The patch is at {escape(report.patch_file)}[/]"
         )
     else:
-        out.print(f"Not applied (run did not finish). The patch is at {report.patch_file}")
+        out.print(f"Not applied (run did not finish). The patch is at {escape(report.patch_file)}")
 
 
 _MARKS = {
@@ -55,7 +55,7 @@ _MARKS = {
 def fix_summary(out: Console, report: FixReport, *, dry_run: bool) -> None:
     counts = f"{report.before.failed + report.before.errors} failing" if report.before else ""
     out.print(
-        f"[bold]{report.status}[/] · {counts} · {report.model} · sandbox "
+        f"[bold]{report.status}[/] · {counts} · {escape(report.model)} · sandbox "
         f"{report.sandbox} · {report.duration_s:.1f}s"
     )
     if report.error:
@@ -64,7 +64,7 @@ def fix_summary(out: Console, report: FixReport, *, dry_run: bool) -> None:
         out.print(f"  {_MARKS.get(test.status, test.status)} {escape(test.nodeid)}", soft_wrap=True)
         detail = ", ".join(test.files) if test.status == "repaired" else test.reason
         if detail:
-            out.print(f"    [dim]{escape(detail.splitlines()[0][:300])}[/]", soft_wrap=True)
+            out.print(f"    [dim]{escape(detail.splitlines()[0])}[/]", soft_wrap=True)
     summaries = dict.fromkeys(t.reason for t in report.tests if t.status == "repaired" and t.reason)
     for summary in summaries:  # one per repaired group: what was changed and why
         out.print(f"[dim]{escape(summary)}[/]", soft_wrap=True)
@@ -74,7 +74,7 @@ def fix_summary(out: Console, report: FixReport, *, dry_run: bool) -> None:
 
 def gen_summary(out: Console, report: GenReport, *, dry_run: bool, verbose: bool) -> None:
     out.print(
-        f"[bold]{report.status}[/] · {report.model} · sandbox {report.sandbox} · "
+        f"[bold]{report.status}[/] · {escape(report.model)} · sandbox {report.sandbox} · "
         f"{report.duration_s:.1f}s"
     )
     if report.error:
@@ -88,8 +88,7 @@ def gen_summary(out: Console, report: GenReport, *, dry_run: bool, verbose: bool
     out.print(f"{len(report.tests_added)} test(s) added, {len(report.rejected)} rejected")
     for nodeid in report.tests_added:
         out.print(f"  [green]added[/] {escape(nodeid)}", soft_wrap=True)
-    for nodeid, reason in report.rejected.items() if verbose else ():
-        out.print(f"  [dim]rejected {escape(nodeid)}: {escape(reason)}[/]", soft_wrap=True)
+    _rejected(out, report, verbose)
     if report.not_reached:
         left = ", ".join(report.not_reached)
         out.print(f"[yellow]not reached (--time-budget)[/]: {escape(left)}", soft_wrap=True)
@@ -136,38 +135,71 @@ def _delivery(out: Console, report: DeliveredReport, dry_run: bool) -> None:
     elif dry_run:
         _dry_run(out, report)
     elif report.branch:
+        _diff(out, report.patch)
         out.print(
-            f"Committed on branch {report.branch} ({(report.commit or '')[:10]}); "
+            f"Committed on branch {escape(report.branch)} ({(report.commit or '')[:10]}); "
             "your working tree and index are untouched."
         )
     elif report.applied:
-        out.print("Applied: " + ", ".join(report.changed_files) + " (undo: `coder undo`)")
+        _diff(out, report.patch)
+        out.print(f"Applied: {_names(report.changed_files)} (undo: `coder undo`)")
     else:
         out.print(
-            "[yellow]Not applied: you changed "
-            + ", ".join(report.conflicts)
-            + f" during the run. The patch is at {report.patch_file}[/]"
+            f"[yellow]Not applied: you changed {_names(report.conflicts)} during the run. "
+            f"The patch is at {escape(report.patch_file)}[/]"
         )
 
 
 def _refused(out: Console, report: RunReport) -> None:
     out.print(
         "[yellow]Not applied: the changes were refused (see above). The patch, "
-        f"redacted, is at {report.patch_file}[/]"
+        f"redacted, is at {escape(report.patch_file)}[/]"
     )
 
 
 def _lost(out: Console, report: RunReport) -> None:
     out.print(
         f"[yellow]Not applied: the sandbox ended the run. The work it held ("
-        f"{', '.join(report.changed_files)}) is kept as a patch at {report.patch_file}[/]"
+        f"{_names(report.changed_files)}) is kept as a patch at {escape(report.patch_file)}[/]"
     )
 
 
 def _dry_run(out: Console, report: RunReport) -> None:
-    out.print(Syntax(report.patch, "diff", theme="ansi_dark", background_color="default"))
-    out.print(f"Dry run: nothing written. Patch kept at {report.patch_file}")
+    _diff(out, report.patch)
+    out.print(f"Dry run: nothing written. Patch kept at {escape(report.patch_file)}")
+
+
+def _diff(out: Console, patch: str) -> None:
+    """The patch: coloured at a terminal (long lines wrapped, never cut); elsewhere as it
+    is, each line whole, so a CI log or a pipe can be read, or fed to `git apply`."""
+    if not patch:
+        return
+    if out.is_terminal:
+        colours = "ansi_dark"
+        syntax = Syntax(patch.rstrip("\n"), "diff", theme=colours, background_color="default")
+        syntax.word_wrap = True
+        out.print(syntax)
+    else:
+        out.print(patch.rstrip("\n"), markup=False, highlight=False, soft_wrap=True)
+
+
+def _names(paths: list[str]) -> str:
+    return escape(", ".join(paths))
+
+
+def _rejected(out: Console, report: GenReport, verbose: bool) -> None:
+    """Why each candidate test was not kept (the first few unless --verbose)."""
+    shown = list(report.rejected.items())
+    for nodeid, reason in shown if verbose else shown[:REJECTIONS_SHOWN]:
+        why = reason.strip().splitlines()[0] if reason.strip() else "no reason given"
+        out.print(f"  [yellow]rejected[/] {escape(nodeid)}: {escape(why)}", soft_wrap=True)
+    if not verbose and len(shown) > REJECTIONS_SHOWN:
+        out.print(f"  … and {len(shown) - REJECTIONS_SHOWN} more rejected (-v shows all)")
 
 
 def _footer(out: Console, report: RunReport, tokens: str = "") -> None:
     out.print(f"[dim]run {report.run_id} · {tokens}`coder trace show {report.run_id}`[/]")
+
+
+REJECTIONS_SHOWN = 10
+"""Rejected candidate tests listed by name without --verbose."""

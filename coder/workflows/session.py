@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from coder.agent.loop import Agent, AgentConfig
+from coder.agent.loop import Agent, AgentConfig, EventHandler
 from coder.agent.trace import Tracer
 from coder.builtin import BuiltinModel
 from coder.builtin.gen import BuiltinGenModel
@@ -41,7 +41,6 @@ Command = Literal["run", "fix", "gen"]
 SANDBOX_ERROR = "sandbox_error"
 """The status of a run whose sandbox ended it: died, or handed back what is unsafe."""
 R = TypeVar("R", bound=RunReport)
-EventHandler = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass
@@ -159,7 +158,8 @@ class Session:
         )
         model = self.model if key is None else model_for(self.model, key)
         registry, config = default_registry(), agent_config(settings)
-        return Agent(model, registry, context, config, tracer=self.tracer, on_event=hooks.on_event)
+        events = _labelled(hooks.on_event, key)
+        return Agent(model, registry, context, config, tracer=self.tracer, on_event=events)
 
     def deliver(self, changes: Changes, handover: Handover) -> Delivery:
         try:
@@ -291,3 +291,10 @@ def run_secrets(settings: Settings) -> list[str]:
     """Values that must never be written anywhere: the key, and secret-looking env vars."""
     key = settings.api_key.get_secret_value() if settings.api_key else None
     return Redactor.from_environment(key).secrets
+
+
+def _labelled(on_event: EventHandler | None, key: str | None) -> EventHandler | None:
+    """Events naming their group (a test file, a module): with --jobs, whose line it is."""
+    if on_event is None or key is None:
+        return on_event
+    return lambda kind, fields: on_event(kind, {**fields, "group": key})

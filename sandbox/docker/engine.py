@@ -148,5 +148,19 @@ def _still_owned(attrs: dict[str, Any]) -> bool:
 
 
 def _first_line(error: BaseException) -> str:
+    """Why the engine did not answer, whole and short: the system's own words from the
+    deepest OSError (docker-py nests it three wrappers down), with where it was asked."""
+    cause: BaseException | None = error
+    root: OSError | None = None
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.strerror:
+            root = cause
+        cause = cause.__cause__ or cause.__context__ or getattr(cause, "reason", None)
+        cause = cause if isinstance(cause, BaseException) else None
+    if root is not None:
+        where = os.environ.get("DOCKER_HOST") or "the default socket"
+        return f"{root.strerror} at {where}"
     text = str(error).strip().splitlines()
-    return text[0][:200] if text else type(error).__name__
+    return (
+        (text[0] if len(text[0]) <= 200 else text[0][:199] + "…") if text else type(error).__name__
+    )

@@ -18,7 +18,7 @@ command -v debootstrap >/dev/null || { echo "debootstrap is missing: apt-get ins
 
 rootfs=$(mktemp -d /tmp/coder-rootfs.XXXXXX)
 trap 'rm -rf "$rootfs"' EXIT
-echo "debootstrap $suite into $rootfs (about a minute)"
+echo "debootstrap $suite into $rootfs (a few minutes)"
 debootstrap --variant=minbase --include=python3,python3-pip,python3-venv,python3-pytest,python3-coverage,git \
   "$suite" "$rootfs" >"$rootfs.log" 2>&1 || { tail -30 "$rootfs.log" >&2; exit 1; }
 rm -f "$rootfs.log"

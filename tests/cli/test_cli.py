@@ -83,7 +83,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(
     assert (calc / "tests/test_ops.py").read_text() == before
 
 
-def test_confirm_without_a_terminal_denies_and_tells_the_model(
+def test_confirm_without_a_terminal_refuses_and_says_no_terminal_was_attached(
     calc: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     script = tmp_path / "write.json"
@@ -104,12 +104,14 @@ def test_confirm_without_a_terminal_denies_and_tells_the_model(
         )
     )
     code = main(_run(calc, "--json", "--confirm", script=script))
-    report = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
     assert code == 0
     assert report["changed_files"] == []
     assert not (calc / "tests/new_test.py").exists() and not (calc / "made.txt").exists()
     trace = Path(report["trace"]).read_text()
-    assert trace.count("declined") >= 2
+    assert trace.count("no terminal is attached to ask at") >= 2 and "declined" not in trace
+    assert captured.err.count("--confirm: no terminal is attached") == 1  # told once
 
 
 def test_secrets_appear_nowhere_under_dot_coder(

@@ -127,7 +127,7 @@ def _doctor_settings(
     out, err = capsys.readouterr()
     rows: dict[str, list[str]] = {}
     for line in out.splitlines():
-        cells = [cell.strip() for cell in line.strip("│ ").split("│")]
+        cells = re.split(r"\s{2,}", line.strip())  # a pipe: one line per row, no borders
         if len(cells) == 3:
             rows["!" + cells[0] if cells[1] == "ignored" else cells[0]] = cells[1:]
     return rows, out + err

@@ -113,14 +113,23 @@ def changed_modules(repo: Path, ref: str) -> list[str]:
         names = git_repo.git.diff("--name-only", "--end-of-options", f"{ref}...", "--").splitlines()
     except git.GitCommandError as exc:
         raise ConfigError(
-            f"--changed-since {ref}: git cannot compare with that ref "
-            "(a branch, tag or commit that exists here, e.g. origin/main)"
+            f"--changed-since {ref}: git cannot compare with that ref; give a branch, tag or "
+            f"commit that exists here{_refs_here(git_repo, ref)}"
         ) from exc
     top = Path(git_repo.working_tree_dir or repo).resolve()
     prefix = repo.resolve().relative_to(top)
     inside = [n for n in names if _under(n, prefix) and (top / n).is_file()]
     relative = [PurePosixPath(n).relative_to(prefix.as_posix()).as_posix() for n in inside]
     return sorted(p for p in relative if p.endswith(".py") and not is_test_file(p))
+
+
+def _refs_here(git_repo: git.Repo, failed: str) -> str:
+    """A few refs that do exist here, never the one that failed (a shallow CI clone may
+    have no origin/main: `git fetch origin main` or a deeper checkout brings it)."""
+    names = [ref.name for ref in git_repo.refs if ref.name != failed and "HEAD" not in ref.name]
+    if not names:
+        return " (this clone has none besides HEAD: fetch the base branch first)"
+    return f" (for example: {', '.join(names[:4])})"
 
 
 def new_target(path: str, files: Mapping[str, bytes]) -> ModuleTarget:

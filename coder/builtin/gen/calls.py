@@ -174,7 +174,8 @@ def _call(
         else:
             args.append(chosen[param.name].source)
     origin = "guess" if any(v.origin == "guess" for v in chosen.values()) else "hint"
-    return Call(callee, tuple(args), tuple(kwargs), label, origin, qualified)
+    uses = tuple(sorted({name for value in chosen.values() for name in value.uses}))
+    return Call(callee, tuple(args), tuple(kwargs), label, origin, qualified, uses=uses)
 
 
 def _base_label(params: list[Param], base: dict[str, Value]) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.hints import resolved
+from coder.builtin.gen.holds import built, held_class
 from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
 from coder.builtin.gen.usage import body_strings, text_values, usage_hint
 from coder.builtin.gen.values import (
@@ -21,6 +22,7 @@ from coder.builtin.gen.values import (
     hint_values,
     literal_source,
     sized,
+    snake_case,
 )
 from coder.builtin.literals import is_parsed, node_value
 
@@ -74,6 +76,8 @@ def _hinted(
     of it (after what its name suggests), else its name (none for an unhinted parameter
     with a default: the default is the safe value)."""
     shown = [Value(v, describe(v, arg.arg), "doctest") for v in facts.shown_for(node, arg.arg)]
+    if not shown and arg.annotation is None:
+        shown = _instance(node, arg.arg, facts)
     found = shown + _described(node, arg, has_default, facts)
     return list({value.source: value for value in reversed(found)}.values())[::-1]
 
@@ -94,6 +98,15 @@ def _described(
     used = hint_values(hint, arg.arg, origin)
     found = used if origin == "hint" else [*guessed, *used]
     return list({value.source: value for value in reversed(found)}.values())[::-1]
+
+
+def _instance(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Value]:
+    """An object of the one module class whose attributes the body reads from `param`."""
+    cls = held_class(node, param, facts.tree)
+    source = built(cls, facts.shown.values) if cls is not None else None
+    if cls is None or source is None:
+        return []
+    return [Value(source, snake_case(cls.name), "hint", (cls.name,))]
 
 
 def _matched(

@@ -41,6 +41,8 @@ class Value:
     label: str
     origin: str
     """"hint", "default", "literal", "doctest", "test" or "guess"."""
+    uses: tuple[str, ...] = ()
+    """Names of the module the source uses (`JsonPointer("/foo")`)."""
 
 
 CHARACTER = re.compile(r"^(ch|char|c|letter)$")

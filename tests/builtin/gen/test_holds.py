@@ -1,0 +1,75 @@
+"""A parameter no hint describes, read as `p.x`, holds the module class that has an `x`."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from coder.builtin.gen.flows import shown_values
+from coder.builtin.gen.holds import built, held_class
+from coder.builtin.gen.targets import find_targets
+from tests.helpers import generate, run_pytest_in
+
+SHAPES = '''\
+class Point:
+    """A point.
+
+    >>> Point(3, 4).norm()
+    5.0
+    """
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def norm(self):
+        return (self.x**2 + self.y**2) ** 0.5
+
+    def same(self, other):
+        return self.close_to(other)
+
+    def close_to(self, point, margin=0):
+        return abs(self.x - point.x) <= margin and abs(self.y - point.y) <= margin
+
+
+class Label:
+    def __init__(self, text):
+        self.text = text
+
+
+def shift(point, dx):
+    if dx < 0:
+        raise ValueError("dx must not be negative")
+    return Point(point.x + dx, point.y)
+'''
+
+
+def _function(tree: ast.Module, name: str) -> ast.FunctionDef:
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def test_the_attributes_read_name_the_class_and_its_shown_values_build_one() -> None:
+    tree = ast.parse(SHAPES)
+    point = held_class(_function(tree, "shift"), "point", tree)
+    assert point is not None and point.name == "Point"
+    assert built(point, shown_values(tree).values) == "Point(3, 4)"
+    label = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Label")
+    assert built(label, shown_values(tree).values) is None  # nothing shows its text
+    assert held_class(_function(tree, "shift"), "dx", tree) is None  # read as no attribute
+
+
+def test_a_parameter_passed_on_holds_what_the_callee_reads() -> None:
+    tree = ast.parse(SHAPES)
+    found = held_class(_function(tree, "same"), "other", tree)
+    assert found is not None and found.name == "Point"
+
+
+def test_calls_pass_an_object_built_as_the_module_shows(tmp_path: Path) -> None:
+    targets = {t.name: t for t in find_targets(SHAPES, ["shift", "Point.close_to"], "shapes")}
+    calls = [probe.call for probe in targets["shift"].probes]
+    assert calls[0].source() == "shift(Point(3, 4), 0)" and calls[0].uses == ("Point",)
+    generated = generate(tmp_path, {"shapes.py": SHAPES}, "shapes", ["shift", "Point.close_to"])
+    assert "shift: skipped" not in generated.summary
+    assert "Point.close_to: skipped" not in generated.summary
+    assert "Point(3, 4)" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -57,9 +57,10 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
     found = []
     for arg, default, keyword_only in pairs:
         values = _values(hinted[arg.arg], literals.get(arg.arg, []))
-        values = _matched(node, arg.arg, facts, values)
-        if arg.arg in texts:
-            values = [*values[:1], *_texts(node, arg.arg), *values[1:]]
+        matched = _matched(node, arg.arg, facts)
+        head, rest = (matched, values) if matched else (values[:1], values[1:])
+        texts_ = _texts(node, arg.arg) if arg.arg in texts else []
+        values = list({v.source: v for v in [*head, *texts_, *rest]}.values())
         literal = default is not None and is_parsed(node_value(default))
         shown = literal_source(default) if literal and default is not None else None
         later = tuple(n for n in partners.get(arg.arg, ()) if names.index(n) > names.index(arg.arg))
@@ -109,19 +110,13 @@ def _instance(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Val
     return [Value(source, snake_case(cls.name), "hint", (cls.name,))]
 
 
-def _matched(
-    node: ast.FunctionDef, param: str, facts: ModuleFacts, values: list[Value]
-) -> list[Value]:
-    """Strings the module's own regular expression accepts come first when `param`
-    flows into one (the last one is a near miss)."""
+def _matched(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Value]:
+    """Strings the module's own regular expression accepts, when `param` flows into one
+    (the last one is a near miss): they come first."""
     found = flowing_patterns(node, param, module_patterns(facts.tree))
-    if not found:
-        return values
-    matched = [
+    return [
         Value(double_quoted(repr(text)), f"{param}_{n}", "literal") for n, text in enumerate(found)
     ]
-    unique = {value.source: value for value in [*matched, *values]}
-    return list(unique.values())
 
 
 def _texts(node: ast.FunctionDef, param: str) -> list[Value]:

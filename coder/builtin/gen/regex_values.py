@@ -25,8 +25,9 @@ try:  # Python 3.11 moved it (the old name warns)
 except ImportError:  # pragma: no cover
     sre_parse = importlib.import_module("sre_parse")
 
-MAX_STRINGS = 6
-"""Matching strings per pattern (the near miss comes on top)."""
+MAX_STRINGS = 8
+"""Matching strings per pattern (its nines and the near miss come on top)."""
+_NINES = str.maketrans("12345678", "99999999")
 _MAX_WALKS = 40
 _C = sre_parse  # the opcode names live in the parser's namespace
 _DIGITS = {_C.CATEGORY_DIGIT: "1", _C.CATEGORY_SPACE: " ", _C.CATEGORY_WORD: "a"}
@@ -48,6 +49,11 @@ def _strings(pattern: str, flags: int) -> tuple[str, ...]:
         return ()
     found = [s for s in _variants(list(parsed)) if compiled.fullmatch(s)]
     found = list(dict.fromkeys(found))[:MAX_STRINGS]
+    # The fullest match with its digits at 9: what the pattern lets through that the
+    # code after it may refuse (month 99), a range check's other side.
+    nines = found[1].translate(_NINES) if len(found) > 1 else ""
+    if nines and nines not in found and compiled.fullmatch(nines):
+        found.append(nines)
     miss = next((m for m in _near_misses(found) if not compiled.match(m)), None)
     return (*found, *([miss] if miss is not None else []))
 
@@ -63,10 +69,15 @@ def _variants(items: list) -> Iterator[str]:  # type: ignore[type-arg]
         choices = queue.pop(0)
         points: dict[tuple[int, ...], int] = {}
         yield _walk(items, (), choices, points, {})
+        branches: list[Choices] = []  # another branch first: it reads another way
         for path, options in points.items():
-            if path not in choices:
+            if path in choices:
+                continue
+            if options < 0:
+                branches += [{**choices, path: option} for option in range(1, -options)]
+            else:
                 queue += [{**choices, path: 1 - choices[_SHORT]} for _ in range(options > 1)]
-                queue += [{**choices, path: option} for option in range(2, options)]
+        queue[:0] = branches
 
 
 _SHORT = (-1,)
@@ -89,7 +100,7 @@ def _item(op, av, path, choices, points, groups) -> str:  # type: ignore[no-unty
     if op is _C.IN:
         return _member(av)
     if op is _C.BRANCH:
-        points[path] = len(av[1])
+        points[path] = -len(av[1])  # negative: a branch, not a repeat
         chosen = choices.get(path, 0) if path in choices else 0
         return _walk(av[1][chosen], path, choices, points, groups)
     if op is _C.SUBPATTERN:

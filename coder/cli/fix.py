@@ -22,6 +22,7 @@ AllowSrc = Annotated[
     bool, typer.Option("--allow-src", help="Let the agent edit source files, not only tests.")
 ]
 Branch = Annotated[str | None, opt.branch_option("the repairs")]
+Html = Annotated[Path | None, opt.html_option()]
 Jobs = Annotated[
     int, typer.Option("--jobs", metavar="N", min=1, help="Repair this many test files at once.")
 ]
@@ -39,6 +40,7 @@ def fix(
     branch: Branch = None,
     jobs: Jobs = 1,
     junit: Junit = None,
+    html: Html = None,
     *,
     common: CommonOptions,
 ) -> None:
@@ -57,6 +59,7 @@ def fix(
         allow_src=allow_src,
         dry_run=common.dry_run,
         branch=branch,
+        html=html,
         jobs=jobs,
         junit=junit,
         tests=tests or None,

@@ -75,6 +75,7 @@ TimeBudget = Annotated[
     ),
 ]
 Branch = Annotated[str | None, opt.branch_option("the new tests")]
+Html = Annotated[Path | None, opt.html_option()]
 
 
 _OK = {"goal_met", "nothing_to_cover"}
@@ -92,6 +93,7 @@ def gen(
     max_targets: MaxTargets = 10,
     time_budget: TimeBudget = None,
     branch: Branch = None,
+    html: Html = None,
     *,
     common: CommonOptions,
 ) -> None:
@@ -116,6 +118,7 @@ def gen(
         changed_since=changed_since,
         dry_run=common.dry_run,
         branch=branch,
+        html=html,
         max_targets=max_targets,
         time_budget=time_budget,
         targets=[repo_path(repo, t) for t in target] if target else None,

@@ -40,6 +40,12 @@ def branch_option(what: str) -> Any:
     return typer.Option("--branch", metavar="NAME", help=help)
 
 
+def html_option() -> Any:
+    """`--html FILE` of fix and gen: the report as one self-contained web page."""
+    help = "Also write the report as one self-contained HTML page (no scripts, no network)."
+    return typer.Option("--html", metavar="FILE", help=help)
+
+
 _MODEL_HELP = (
     "openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, compat:NAME "
     "(with --base-url), scripted:FILE.json, or builtin (offline: repairs for fix, "
@@ -194,10 +200,7 @@ def with_common_options(*only: str) -> Callable[[Command], Command]:
         @functools.wraps(command)
         def typer_command(**values: Any) -> None:
             common = CommonOptions(**{p.name: values.pop(p.name) for p in shared})
-            if isinstance(values.get("junit"), Path):  # fix's --junit: checked before any work
-                from coder.delivery.junit import check_junit_path
-
-                check_junit_path(values["junit"])
+            _check_output_files(values)
             command(**values, common=common)
 
         typer_command.__signature__ = inspect.Signature(listed)  # type: ignore[attr-defined]
@@ -205,6 +208,15 @@ def with_common_options(*only: str) -> Callable[[Command], Command]:
         return typer_command
 
     return decorate
+
+
+def _check_output_files(values: dict[str, Any]) -> None:
+    """fix's --junit and fix and gen's --html: checked before any work."""
+    from coder.delivery.runs import check_output_file
+
+    for flag, example in (("junit", "junit.xml"), ("html", "report.html")):
+        if isinstance(values.get(flag), Path):
+            check_output_file(f"--{flag}", values[flag], example)
 
 
 def preflight(repo: Path, *, branch: str | None, dry_run: bool) -> None:

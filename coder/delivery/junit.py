@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coder.delivery.runs import UnwritablePath, writable
 from coder.redaction import Redactor
 from tools import TestRun
 
@@ -42,17 +41,6 @@ def write_junit(
     ET.indent(root)
     path.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
-
-
-def check_junit_path(path: Path) -> None:
-    """Before any work: `path` names a file coder can write (missing folders are made)."""
-    if path.is_dir():
-        raise UnwritablePath(f"--junit {path} is a folder; give a file, e.g. {path / 'junit.xml'}")
-    if path.exists() and not path.is_file():
-        raise UnwritablePath(f"--junit {path} is not a regular file; give a file path")
-    why = writable(path)
-    if why:
-        raise UnwritablePath(f"--junit {path} cannot be written ({why}); give a writable path")
 
 
 def outcomes_of(run: TestRun) -> list[dict[str, Any]]:

@@ -69,6 +69,10 @@ class TestResult(BaseModel):
     """repaired, unfixed, or flaky (failed, then passed unchanged: not ours to fix)."""
     reason: str = ""
     files: list[str] = Field(default_factory=list)
+    failure: str = ""
+    """How it failed at baseline: the exception type and the message's first line."""
+    after: str | None = None
+    """Its outcome in the final full-suite run (passed, failed...; None: not run there)."""
 
 
 class DeliveredReport(RunReport):
@@ -164,6 +168,12 @@ class ModuleScores(BaseModel):
     mutation_after: MutationScore | None = None
     untested: list[Survivor] = Field(default_factory=list)
     """The surviving mutants that matter most (after the run)."""
+    lines_missed_before: list[int] = Field(default_factory=list)
+    """Lines no test ran at baseline."""
+    lines_missed_after: list[int] | None = None
+    """Lines no test ran with the kept tests (None: not measured)."""
+    branches_missed: list[int] = Field(default_factory=list)
+    """Lines with a branch no test takes, in the last measurement (after, else baseline)."""
 
 
 class PossibleBug(BaseModel):

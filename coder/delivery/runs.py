@@ -18,7 +18,8 @@ class RunNotFound(UsageError):
 
 
 class UnwritablePath(UsageError):
-    """A path coder must write (a run folder, the repository, --junit) cannot be written."""
+    """A path coder must write (a run folder, the repository, --junit, --html) cannot be
+    written."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,18 @@ def check_writable(repo: Path, *, applies: bool) -> None:
             f"the repository {repo} is not writable, so no change could be applied; make it "
             "writable, or use --dry-run or --branch NAME"
         )
+
+
+def check_output_file(flag: str, path: Path, example: str) -> None:
+    """Before any work: the file a `flag` such as --junit names can be written (missing
+    folders are made); `example` is a file name to suggest when `path` is a folder."""
+    if path.is_dir():
+        raise UnwritablePath(f"{flag} {path} is a folder; give a file, e.g. {path / example}")
+    if path.exists() and not path.is_file():
+        raise UnwritablePath(f"{flag} {path} is not a regular file; give a file path")
+    why = writable(path)
+    if why:
+        raise UnwritablePath(f"{flag} {path} cannot be written ({why}); give a writable path")
 
 
 def writable(path: Path) -> str | None:

@@ -19,3 +19,5 @@ class FixOptions:
     """Groups repaired at once, each in its own sandbox."""
     junit: Path | None = None
     """Write the results after the fix as JUnit XML here."""
+    html: Path | None = None
+    """Also write the report as one self-contained HTML page here."""

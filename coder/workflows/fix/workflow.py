@@ -25,9 +25,10 @@ from coder.workflows.fix.final import FinalGate, final_check, merge, sync
 from coder.workflows.fix.group import GroupOutcome, Task, repair_group, repeated, said
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.fix.together import repair_together, together
+from coder.workflows.pages import save_page
 from coder.workflows.session import Effort, RunHooks, Session, is_builtin
 from sandbox import Sandbox, SandboxError
-from tools import is_test_module
+from tools import TestOutcome, TestRun, is_test_module
 
 STATUSES = ("repaired", "unfixed", "flaky")
 FLAKY = "failed and passed with no change that explains it: flaky, not broken"
@@ -67,6 +68,7 @@ def fix_repo(
     report = _report(session, main, first, gate, delivery, lost)
     session.tracer.event("fix_end", status=report.status, tests=len(report.tests))
     session.save(report)
+    save_page(session, options.html, report)
     return report
 
 
@@ -176,6 +178,7 @@ def _report(
             if group.file not in reached
             for n in group.nodeids
         ]
+    tests = _with_outcomes(tests, first.baseline.run, None if lost else gate.run)
     before = TestCounts.from_test_data(first.baseline.run.model_dump())
     after = TestCounts.from_test_data(gate.run.model_dump()) if gate.run else before
     return session.report(
@@ -202,6 +205,41 @@ def _results(outcome: GroupOutcome, gate: FinalGate, lost: str | None) -> list[T
         files = sorted(outcome.changes) if status == "repaired" else []
         results.append(TestResult(nodeid=nodeid, status=status, reason=reason, files=files))
     return results
+
+
+def _with_outcomes(
+    tests: list[TestResult], baseline: TestRun, final: TestRun | None
+) -> list[TestResult]:
+    """Each test with how it failed at baseline and its outcome in the final full run."""
+    failures = {failure.nodeid: failure for failure in baseline.failures}
+    return [
+        test.model_copy(
+            update={
+                "failure": _said(failures.get(test.nodeid)),
+                "after": _outcome_after(test.nodeid, baseline, final),
+            }
+        )
+        for test in tests
+    ]
+
+
+def _outcome_after(nodeid: str, baseline: TestRun, final: TestRun | None) -> str | None:
+    """The test's outcome in `final`; a parametrized row whose id changed with its
+    repaired value (test_size[1536-1.5 KB] -> [1536-1.5 KiB]) is the one new row."""
+    if final is None or nodeid in final.outcomes:
+        return final.outcomes.get(nodeid) if final else None
+    function = nodeid.split("[", 1)[0]
+    new = [
+        n for n in final.outcomes if n.split("[", 1)[0] == function and n not in baseline.outcomes
+    ]
+    return final.outcomes[new[0]] if "[" in nodeid and len(new) == 1 else None
+
+
+def _said(failure: TestOutcome | None) -> str:
+    if failure is None:
+        return ""
+    first = (failure.message.strip().splitlines() or [""])[0]
+    return ": ".join(filter(None, [failure.exc_type or failure.outcome, first]))
 
 
 def _status(tests: list[TestResult]) -> str:

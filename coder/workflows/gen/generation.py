@@ -75,7 +75,9 @@ def gen_report(
         mutation_before=strength.score(),
         mutation_after=strength.score(after=True) if kept and kept.error is None else None,
         mutation_goal=options.mutation_goal,
-        modules=strength.scores(generation.baseline, final),
+        modules=strength.scores(
+            generation.baseline, final, [module.path for module in generation.modules]
+        ),
     )
 
 

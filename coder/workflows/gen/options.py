@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass
@@ -28,3 +29,5 @@ class GenOptions:
     time_budget: float | None = None
     """Seconds after which no further module is started (the first always runs, and the
     current one finishes)."""
+    html: Path | None = None
+    """Also write the report as one self-contained HTML page here."""

@@ -9,8 +9,9 @@ then keeps tests by coverage, as before).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from coder.delivery.report import Coverage, ModuleScores, MutationScore
 from coder.workflows.gen.mutation import ModuleMutants, after, baseline, module_mutants
@@ -43,18 +44,25 @@ class Strength:
         combined = MutationScore.combined(m.score(after) for m in self.modules.values())
         return combined if combined.total else None
 
-    def scores(self, coverage_before: CoverageRun, final: CoverageRun | None) -> list[ModuleScores]:
+    def scores(
+        self, before: CoverageRun, final: CoverageRun | None, targets: Iterable[str] = ()
+    ) -> list[ModuleScores]:
+        """Per analysed module, then per other target module (with no mutation score)."""
         return [
-            ModuleScores(
-                path=path,
-                coverage_before=_coverage(coverage_before, path),
-                coverage_after=_coverage(final, path) if final else None,
-                mutation_before=module.score(after=False),
-                mutation_after=module.score(after=True) if final else None,
-                untested=module.survivors(),
-            )
-            for path, module in self.modules.items()
+            self._scores(path, before, final) for path in dict.fromkeys([*self.modules, *targets])
         ]
+
+    def _scores(self, path: str, before: CoverageRun, final: CoverageRun | None) -> ModuleScores:
+        module = self.modules.get(path)
+        return ModuleScores(
+            path=path,
+            coverage_before=_coverage(before, path),
+            coverage_after=_coverage(final, path),
+            mutation_before=module.score(after=False) if module else None,
+            mutation_after=module.score(after=True) if module and final else None,
+            untested=module.survivors() if module else [],
+            **_lines(before, final, path),
+        )
 
 
 def budget(options: GenOptions) -> float:
@@ -128,6 +136,18 @@ def _coverage(run: CoverageRun | None, path: str) -> Coverage | None:
     if file is None:
         return None
     return Coverage(line=round(file.line_pct, 2), branch=round(file.branch_pct, 2))
+
+
+def _lines(before: CoverageRun, final: CoverageRun | None, path: str) -> dict[str, Any]:
+    """The lines no test ran before and after, and those with a branch no test takes."""
+    was = before.files.get(path)
+    now = final.files.get(path) if final is not None else None
+    last = now or was
+    return {
+        "lines_missed_before": was.missing_lines if was else [],
+        "lines_missed_after": now.missing_lines if now else None,
+        "branches_missed": sorted({arc[0] for arc in last.missing_branches}) if last else [],
+    }
 
 
 def after_scores(

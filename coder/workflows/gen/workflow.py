@@ -39,6 +39,7 @@ from coder.workflows.gen.scope import (
 from coder.workflows.gen.strength import Strength, after_scores, analyse, describe, with_survivors
 from coder.workflows.gen.tests_index import TestIndex
 from coder.workflows.hints import cannot_run, could_not_run, unimportable_project
+from coder.workflows.pages import save_page
 from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox, SandboxGone, UnsafeChange
 from tools import (
@@ -67,11 +68,14 @@ def gen_repo(
         try:
             generation = _generation(session, sandbox, only, options)
         except (SandboxGone, UnsafeChange) as error:  # the run ends with its report
-            return session.lost(GenReport, sandbox, error, Effort())
+            report = session.lost(GenReport, sandbox, error, Effort())
+            save_page(session, options.html, report)
+            return report
     delivery = deliver(session, options, generation)
     report = gen_report(session, sandbox, options, generation, delivery)
     session.tracer.event("gen_end", status=report.status, tests_added=len(report.tests_added))
     session.save(report)
+    save_page(session, options.html, report)
     return report
 
 

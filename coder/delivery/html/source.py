@@ -1,0 +1,102 @@
+"""A module's source with what no test checks marked on its lines: lines no test runs,
+lines the new tests run, branches never taken, and the changes (surviving mutants) no
+test notices, each with a tooltip and, for the mutants, a note under the line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coder.delivery.html.page import esc, plural
+from coder.delivery.report import ModuleScores, Survivor
+
+MISSED = "no test runs this line"
+GAINED = "no test ran this line before; the new tests run it"
+PARTIAL = "a branch from this line is never taken"
+LEGEND = (
+    ("missed", "line no test runs"),
+    ("gained", "line the new tests run"),
+    ("partial", "branch never taken"),
+    ("mutant", "change no test notices"),
+)
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What to mark on which line of one module."""
+
+    missed: frozenset[int]
+    gained: frozenset[int]
+    partial: frozenset[int]
+    mutants: dict[int, list[Survivor]]
+
+    @classmethod
+    def of(cls, module: ModuleScores) -> Marks:
+        after = module.lines_missed_after
+        missed = set(module.lines_missed_before if after is None else after)
+        gained = set(module.lines_missed_before) - missed if after is not None else set()
+        mutants: dict[int, list[Survivor]] = {}
+        for survivor in module.untested:
+            mutants.setdefault(survivor.line, []).append(survivor)
+        return cls(
+            frozenset(missed),
+            frozenset(gained),
+            frozenset(set(module.branches_missed) - missed),
+            mutants,
+        )
+
+    def classes(self, number: int) -> list[str]:
+        found = [
+            name
+            for name, lines in (
+                ("missed", self.missed),
+                ("gained", self.gained),
+                ("partial", self.partial),
+            )
+            if number in lines
+        ]
+        return found + (["mutant"] if number in self.mutants else [])
+
+    def tip(self, number: int) -> str:
+        said = {"missed": MISSED, "gained": GAINED, "partial": PARTIAL}
+        tips = [said[name] for name in self.classes(number) if name in said]
+        survivors = self.mutants.get(number, [])
+        if survivors:
+            changes = "; ".join(survivor.change for survivor in survivors)
+            tips.append(f"{plural(len(survivors), 'change')} no test notices: {changes}")
+        return "; ".join(tips)
+
+
+def legend() -> str:
+    keys = "".join(
+        f'<span><span class="key {name}"></span>{esc(said)}</span>' for name, said in LEGEND
+    )
+    return f'<div class="legend">{keys}</div>'
+
+
+def source_table(module: ModuleScores, text: str, anchor: str) -> str:
+    """Every line of `text`, numbered and marked; each surviving mutant noted below its
+    line. Line N is at `#{anchor}-LN`."""
+    marks = Marks.of(module)
+    rows: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        classes = marks.classes(number)
+        attributes = (
+            f' class="{" ".join(classes)}" title="{esc(marks.tip(number))}"' if classes else ""
+        )
+        rows.append(
+            f'<tr id="{esc(anchor)}-L{number}"{attributes}><td class="num">{number}</td>'
+            f'<td class="src">{esc(line)}</td></tr>'
+        )
+        rows += [_note(survivor) for survivor in marks.mutants.get(number, [])]
+    return f'<div class="scroll"><table class="code source">{"".join(rows)}</table></div>'
+
+
+def _note(survivor: Survivor) -> str:
+    how = (
+        "a test runs this line, yet none notices" if survivor.covered else "no test runs this line"
+    )
+    return (
+        f'<tr class="note"><td class="num"></td><td>mutant survives: '
+        f"<code>{esc(survivor.change)}</code> ({esc(survivor.operator.replace('_', ' '))}) "
+        f"&mdash; {how}</td></tr>"
+    )

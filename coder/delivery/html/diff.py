@@ -34,10 +34,13 @@ class FileDiff:
 
 
 def split_patch(patch: str) -> list[FileDiff]:
-    """The files of a `git diff`-style patch, in order."""
+    """The files of a `git diff`-style patch, in order (split at newlines only: a form
+    feed or a U+2028 in the code ends no line)."""
+    if not patch:
+        return []
     files: list[FileDiff] = []
     header = True  # before the file's first hunk: where its ---/+++ lines are
-    for line in patch.splitlines():
+    for line in patch.split("\n")[: -1 if patch.endswith("\n") else None]:
         if line.startswith("diff --git ") or not files:
             files.append(FileDiff(_path_of(line)))
             header = True

@@ -77,7 +77,7 @@ def _row(test: TestResult, files: dict[str, str]) -> str:
     after = _after(test)
     verdict = f'<span class="outcome {VERDICT_TONE.get(test.status, "")}">{esc(test.status)}</span>'
     links = ", ".join(
-        f'<a href="#{esc(files[path])}">{esc(path)}</a>' if path in files else esc(path)
+        f'<a href="#{esc(files[path])}">{breakable(path)}</a>' if path in files else breakable(path)
         for path in test.files
     )
     changed = f'<span class="detail">changed: {links}</span>' if links else ""

@@ -4,11 +4,16 @@ test notices, each with a tooltip and, for the mutants, a note under the line.""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from coder.delivery.html.page import esc, plural
 from coder.delivery.report import ModuleScores, Survivor
 
+_CHANGE = re.compile(r"`(.*)` -> `(.*)`", re.DOTALL)
+# Python's own line ends (str.splitlines also breaks at form feeds, U+2028...: the line
+# numbers would drift from coverage's).
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 MISSED = "no test runs this line"
 GAINED = "no test ran this line before; the new tests run it"
 PARTIAL = "a branch from this line is never taken"
@@ -78,25 +83,47 @@ def source_table(module: ModuleScores, text: str, anchor: str) -> str:
     line. Line N is at `#{anchor}-LN`."""
     marks = Marks.of(module)
     rows: list[str] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(source_lines(text), 1):
         classes = marks.classes(number)
         attributes = (
             f' class="{" ".join(classes)}" title="{esc(marks.tip(number))}"' if classes else ""
         )
         rows.append(
             f'<tr id="{esc(anchor)}-L{number}"{attributes}><td class="num">{number}</td>'
-            f'<td class="src">{esc(line)}</td></tr>'
+            f'<td class="src">{_code(line)}</td></tr>'
         )
         rows += [_note(survivor) for survivor in marks.mutants.get(number, [])]
     return f'<div class="scroll"><table class="code source">{"".join(rows)}</table></div>'
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a Python source as its line numbers count them."""
+    lines = _NEWLINE.split(text)
+    return lines[:-1] if lines and not lines[-1] else lines
+
+
+def _code(line: str) -> str:
+    """The line, its code apart from its indentation (so a mark underlines code only)."""
+    code = line.lstrip()
+    indent = line[: len(line) - len(code)]
+    return f'{esc(indent)}<span class="code">{esc(code)}</span>' if code else esc(line)
 
 
 def _note(survivor: Survivor) -> str:
     how = (
         "a test runs this line, yet none notices" if survivor.covered else "no test runs this line"
     )
+    operator = esc(survivor.operator.replace("_", " "))
     return (
-        f'<tr class="note"><td class="num"></td><td>mutant survives: '
-        f"<code>{esc(survivor.change)}</code> ({esc(survivor.operator.replace('_', ' '))}) "
-        f"&mdash; {how}</td></tr>"
+        f'<tr class="note"><td class="num"></td><td>mutant survives: {_change(survivor.change)} '
+        f"({operator}) &mdash; {how}</td></tr>"
     )
+
+
+def _change(change: str) -> str:
+    """A change such as `a < b` -> `a <= b` as two code spans and an arrow; other
+    wording as it is."""
+    found = _CHANGE.fullmatch(change)
+    if found is None:
+        return f"<code>{esc(change)}</code>"
+    return f"<code>{esc(found[1])}</code> &rarr; <code>{esc(found[2])}</code>"

@@ -60,7 +60,8 @@ tr.missed td { background: var(--bad-bg); } tr.missed td.num { color: var(--bad)
 tr.gained td { background: var(--good-bg); } tr.gained td.num { color: var(--good);
   box-shadow: inset 4px 0 var(--good); }
 tr.partial td.num { box-shadow: inset 4px 0 #d4a72c; color: var(--warn); }
-tr.mutant td.src { text-decoration: underline wavy var(--mutant); text-underline-offset: 4px; }
+tr.mutant td.src .code { text-decoration: underline wavy var(--mutant);
+  text-underline-offset: 4px; }
 tr.mutant td.num { box-shadow: inset 4px 0 var(--mutant); color: var(--mutant); }
 tr.note td { background: var(--mutant-bg); color: var(--mutant); white-space: pre-wrap;
   font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; }

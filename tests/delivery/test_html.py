@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from coder.cli import main
-from tests.delivery.pages import HOSTILE, SECRET, Node, Run
+from tests.delivery.pages import HOSTILE, SECRET, Node, Run, parse
 from tests.helpers import fixture_repo
 
 pytestmark = pytest.mark.timeout(600)  # the shared runs take a minute or so on a busy box
@@ -126,3 +126,35 @@ def test_an_html_path_that_is_a_folder_fails_before_any_work(
     err = capsys.readouterr().err
     assert code == 2 and f"--html {tmp_path} is a folder" in err
     assert len(err.strip().splitlines()) == 1 and not (repo / ".coder").exists()
+
+
+def test_a_target_module_without_mutants_still_gets_its_lines() -> None:
+    """With --max-mutants 0 the page still has the modules tests were written for."""
+    from coder.workflows.gen.strength import Strength
+    from tools import CoverageRun, FileCoverage
+
+    def run(missing: list[int], arcs: list[tuple[int, int]]) -> CoverageRun:
+        file = FileCoverage(path="m.py", statements=4, missing_lines=missing, branches=2)
+        return CoverageRun(files={"m.py": file.model_copy(update={"missing_branches": arcs})})
+
+    [module] = Strength().scores(run([2, 3], [(1, 2)]), run([3], [(1, -1)]), ["m.py"])
+    assert module.mutation_before is None and module.untested == []
+    assert (module.lines_missed_before, module.lines_missed_after) == ([2, 3], [3])
+    assert module.branches_missed == [1]  # from the last measurement
+
+
+def test_pages_of_runs_that_did_little_still_say_what_happened() -> None:
+    from coder.delivery.html import fix_page, gen_page
+    from coder.delivery.report import FixReport, GenReport, ModuleScores, Survivor
+
+    common = {"run_id": "r1", "model": "builtin", "sandbox": "local"}
+    failing = GenReport(command="gen", status="suite_failing", error=HOSTILE, **common)
+    assert HOSTILE in parse(gen_page(failing, {})).text()
+    odd = Survivor(path="m.py", line=9, operator="remove_statement", change="<b>gone</b>")
+    module = ModuleScores(path="m.py", untested=[odd], lines_missed_before=[1])
+    shown = parse(gen_page(failing.model_copy(update={"modules": [module]}), {}))
+    assert "Its source could not be read." in shown.text()
+    assert "line 9: <b>gone</b>" in shown.text()
+    nothing = parse(fix_page(FixReport(command="fix", status="nothing_to_do", **common)))
+    assert "No test failed at baseline." in nothing.text()
+    assert "No change was verified." in nothing.text()

@@ -90,16 +90,23 @@ def _modules(report: GenReport, sources: Mapping[str, str]) -> str:
 
 
 def _module(module: ModuleScores, text: str | None, anchor: str) -> str:
-    source = (
-        legend() + source_table(module, text, anchor)
-        if text is not None
-        else '<p class="muted">&nbsp;Its source could not be read.</p>'
-    )
     return (
         f'<div class="box module" id="{esc(anchor)}"><header><h3>{esc(module.path)}</h3>'
-        f'<span class="stats">{_module_stats(module)}</span></header>{source}'
-        f"{_survivors_shown(module)}</div>"
+        f'<span class="stats">{_module_stats(module)}</span></header>'
+        f"{_source(module, text, anchor)}{_survivors_shown(module)}</div>"
     )
+
+
+def _source(module: ModuleScores, text: str | None, anchor: str) -> str:
+    """The marked source; without it, the changes no test notices as a list."""
+    if text is not None:
+        return legend() + source_table(module, text, anchor)
+    changes = "".join(
+        f"<li>line {survivor.line}: <code>{esc(survivor.change)}</code></li>"
+        for survivor in module.untested
+    )
+    listed = f'<ul class="plain legend">{changes}</ul>' if changes else ""
+    return f'<p class="muted legend">Its source could not be read.</p>{listed}'
 
 
 def _module_stats(module: ModuleScores) -> str:

@@ -92,7 +92,8 @@ def source_table(module: ModuleScores, text: str, anchor: str) -> str:
             f'<tr id="{esc(anchor)}-L{number}"{attributes}><td class="num">{number}</td>'
             f'<td class="src">{_code(line)}</td></tr>'
         )
-        rows += [_note(survivor) for survivor in marks.mutants.get(number, [])]
+        ran = number not in marks.missed
+        rows += [_note(survivor, ran) for survivor in marks.mutants.get(number, [])]
     return f'<div class="scroll"><table class="code source">{"".join(rows)}</table></div>'
 
 
@@ -109,10 +110,9 @@ def _code(line: str) -> str:
     return f'{esc(indent)}<span class="code">{esc(code)}</span>' if code else esc(line)
 
 
-def _note(survivor: Survivor) -> str:
-    how = (
-        "a test runs this line, yet none notices" if survivor.covered else "no test runs this line"
-    )
+def _note(survivor: Survivor, ran: bool) -> str:
+    """The change no test notices; `ran`: some test runs its line (as the marks say)."""
+    how = "a test runs this line, yet none notices" if ran else "no test runs this line"
     operator = esc(survivor.operator.replace("_", " "))
     return (
         f'<tr class="note"><td class="num"></td><td>mutant survives: {_change(survivor.change)} '

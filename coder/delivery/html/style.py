@@ -81,7 +81,7 @@ table.grid th, table.grid td { text-align: left; vertical-align: top; padding: 8
 table.grid th { background: var(--wash); font-size: 13px; color: var(--muted); }
 table.grid td.why { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 14px; }
 table.grid code { overflow-wrap: break-word; }
-.box > pre { margin: 0; padding: 10px 14px; } .box > pre.error { margin: 10px 14px; }
+.box pre { margin: 0; padding: 10px 14px; } .box pre.error { margin: 10px 14px; }
 .outcome { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px;
   border-radius: 999px; white-space: nowrap; }
 .outcome.good { background: var(--good-bg); } .outcome.bad { background: var(--bad-bg); }

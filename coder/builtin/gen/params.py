@@ -59,6 +59,8 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
         values = _values(hinted[arg.arg], literals.get(arg.arg, []))
         matched = _matched(node, arg.arg, facts)
         head, rest = (matched, values) if matched else (values[:1], values[1:])
+        if matched and values and values[0].origin == "doctest":  # what the module shows
+            head, rest = [values[0], *matched], values[1:]
         texts_ = _texts(node, arg.arg) if arg.arg in texts else []
         values = list({v.source: v for v in [*head, *texts_, *rest]}.values())
         literal = default is not None and is_parsed(node_value(default))

@@ -145,19 +145,22 @@ def _near_misses(found: list[str]) -> Iterator[str]:
 
 def flowing_patterns(node: ast.AST, param: str, patterns: dict[str, tuple[str, int]]) -> list[str]:
     """The patterns `param` is matched against in `node`: `NAME.match(param)` for a
-    module-level compiled pattern, `re.match(PATTERN, param)` with a literal or a
-    module-level string."""
+    compiled pattern of the module or of a class (`self.NAME.match(param)`), and
+    `re.match(PATTERN, param)` with a literal or a module-level string."""
     found: list[str] = []
     for call in ast.walk(node):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
             continue
         args, owner = call.args, call.func.value
         passed = any(isinstance(a, ast.Name) and a.id == param for a in args)
-        if not passed or call.func.attr not in _MATCHERS or not isinstance(owner, ast.Name):
+        if not passed or call.func.attr not in _MATCHERS:
             continue
-        if owner.id in patterns and _named(args[0], param):
-            found += regex_strings(*patterns[owner.id])
-        elif owner.id == "re" and len(args) >= 2 and _named(args[1], param):
+        # `NAME.match(...)`, or a class's own `self.NAME.match(...)`
+        name = owner.id if isinstance(owner, ast.Name) else ""
+        name = owner.attr if isinstance(owner, ast.Attribute) else name
+        if name in patterns and _named(args[0], param):
+            found += regex_strings(*patterns[name])
+        elif name == "re" and len(args) >= 2 and _named(args[1], param):
             pattern = _pattern(args[0], patterns)
             found += regex_strings(*pattern) if pattern else []
     return list(dict.fromkeys(found))
@@ -178,9 +181,10 @@ def _pattern(node: ast.expr, patterns: dict[str, tuple[str, int]]) -> tuple[str,
 
 def module_patterns(tree: ast.Module) -> dict[str, tuple[str, int]]:
     """{NAME: (pattern, flags)} for `NAME = re.compile("...", flags)` and string
-    constants at the module's top level."""
+    constants at the module's top level and in its classes' bodies."""
     found: dict[str, tuple[str, int]] = {}
-    for node in tree.body:
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    for node in [*tree.body, *(stmt for cls in classes for stmt in cls.body)]:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
             continue
         target, value = node.targets[0], node.value

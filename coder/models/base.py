@@ -13,6 +13,7 @@ Errors, all carrying a one-line message that names the fix:
      ├── ModelAuthError        401 / 403: check the key
      ├── ModelNotFoundError    404: check the model name or base URL
      ├── ModelUnavailableError retries exhausted (429, 5xx, timeouts, broken bodies)
+     ├── ModelContextError     the conversation is longer than the server's context
      └── ScriptExhaustedError  a scripted model ran out of replies
 
     ModelSpecError (a ValueError)  a bad `--model` spec or script file: a usage error
@@ -98,6 +99,10 @@ class ModelNotFoundError(ModelError):
 
 class ModelUnavailableError(ModelError):
     pass
+
+
+class ModelContextError(ModelError):
+    """The server refused a prompt longer than its context."""
 
 
 class ScriptExhaustedError(ModelError):

@@ -3,6 +3,11 @@
 Transient failures (429, 5xx, timeouts, refused connections, broken bodies) are retried
 with exponential backoff; auth and not-found errors fail at once with the fix named. An
 error never carries the client's own key, even when the provider's body echoes it.
+
+The request is the shape every common server accepts (llama.cpp, vLLM, Ollama,
+llama-cpp-python, hosted APIs): model, messages, temperature and tools, nothing optional
+that one of them refuses (no tool_choice, parallel_tool_calls, stream_options or token
+limits); see coder/models/wire.py for the messages.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from coder.config import DEFAULTS
 from coder.models.base import (
     Message,
     ModelAuthError,
+    ModelContextError,
     ModelError,
     ModelNotFoundError,
     ModelUnavailableError,
@@ -30,8 +36,8 @@ from coder.models.base import (
     ToolSchema,
     Usage,
     estimate_tokens,
-    wire_messages,
 )
+from coder.models.wire import context_overflow, request_messages, tools_hint
 from coder.redaction import Redactor
 
 _RETRY_STATUSES = {408, 429}
@@ -57,7 +63,7 @@ class OpenAIModelConfig(BaseModel):
     max_backoff: float = 30.0
     """Upper bound in seconds on any single wait, Retry-After included."""
     extra_body: dict[str, Any] = Field(default_factory=dict)
-    """Merged into the request JSON (e.g. Ollama's {"options": {"num_ctx": ...}})."""
+    """Merged into the request JSON (a server's own fields, e.g. llama.cpp's "top_k")."""
     label: str = ""
     """The spec shown to users, e.g. "deepseek:deepseek-chat"; defaults to `name`."""
 
@@ -113,12 +119,12 @@ class OpenAIModel:
     def _request_body(self, messages: list[Message], tools: list[ToolSchema]) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.config.name,
-            "messages": wire_messages(messages),
+            "messages": request_messages(messages),
             "temperature": self.config.temperature,
         }
         if tools:
+            # No tool_choice: "auto" is the default with tools, and some servers refuse it.
             body["tools"] = tools
-            body["tool_choice"] = "auto"
         body.update(self.config.extra_body)
         return body
 
@@ -161,9 +167,18 @@ class OpenAIModel:
                 f"{self.name}: not found ({detail}); check the model name "
                 f"{self.config.name!r} and the base URL {self.config.base_url}"
             )
+        if context_overflow(status, detail):
+            raise ModelContextError(
+                f"{self.name}: the conversation does not fit the server's context ({detail}); "
+                "start the server with a larger context (llama.cpp: --ctx-size; Ollama: "
+                "OLLAMA_CONTEXT_LENGTH) or set CODER_CONTEXT_TOKENS below it so coder "
+                "summarises older turns sooner"
+            )
         if status in _RETRY_STATUSES or status >= 500:
-            raise _Retryable(detail, _retry_after(response))
-        raise ModelError(f"{self.name}: the provider rejected the request ({detail})")
+            raise _Retryable(detail + tools_hint(detail), _retry_after(response))
+        raise ModelError(
+            f"{self.name}: the provider rejected the request ({detail}){tools_hint(detail)}"
+        )
 
     def _provider(self) -> str:
         if ":" in self.config.label:

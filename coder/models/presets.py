@@ -1,23 +1,29 @@
-"""Model specs ("deepseek:deepseek-chat", "ollama:qwen2.5-coder", ...) turned into models."""
+"""Model specs ("deepseek:deepseek-chat", "ollama:qwen2.5-coder", ...) turned into models.
+
+A preset's key comes from the user: `api_key` (LLM_API_KEY or the user config file)
+first, else the provider's own variable (DEEPSEEK_API_KEY, ARK_API_KEY, ...).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 
-from coder.config import DEFAULTS
+from coder.config import DEFAULTS, Settings
 from coder.models.base import Model, ModelSpecError
 from coder.models.openai import OpenAIModel, OpenAIModelConfig
 from coder.models.scripted import ScriptedModel
 from coder.models.textproto import TextProtocolModel
 
-
-def _ollama_extra(context_tokens: int) -> dict[str, Any]:
-    # Ollama's default context is small and it truncates long prompts without a word.
-    return {"options": {"num_ctx": context_tokens}}
+OLLAMA_NOTE = (
+    "ollama: its OpenAI endpoint ignores a context size sent by the client and cuts long "
+    "prompts without a word; start the server with OLLAMA_CONTEXT_LENGTH={tokens} (or "
+    "more) so coder's prompts fit"
+)
 
 
 @dataclass(frozen=True)
@@ -26,21 +32,28 @@ class Preset:
 
     prefix: str
     base_url: str
-    needs_key: bool = True
-    extra: Callable[[int], dict[str, Any]] | None = None
-    """Extra request fields, given the context size in tokens."""
+    key_env: str | None = None
+    """The provider's own key variable, read when no key was given; None: needs no key."""
+    note: str = ""
+    """Said once when the preset is used (formatted with `tokens`, the context size)."""
 
 
 PRESETS: dict[str, Preset] = {
     preset.prefix: preset
     for preset in (
-        Preset("openai", "https://api.openai.com/v1"),
-        Preset("deepseek", "https://api.deepseek.com/v1"),
-        Preset("qwen", "https://dashscope.aliyuncs.com/compatible-mode/v1"),
-        Preset("glm", "https://open.bigmodel.cn/api/paas/v4"),
-        Preset("kimi", "https://api.moonshot.ai/v1"),
-        Preset("ollama", "http://127.0.0.1:11434/v1", needs_key=False, extra=_ollama_extra),
-        Preset("compat", "", needs_key=False),
+        Preset("openai", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+        Preset("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
+        Preset("qwen", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
+        Preset("glm", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY"),
+        Preset("kimi", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY"),
+        # Doubao on Volcengine Ark; NAME is a model id or an endpoint id (ep-...).
+        Preset("doubao", "https://ark.cn-beijing.volces.com/api/v3", "ARK_API_KEY"),
+        # ERNIE on Baidu Qianfan's OpenAI-compatible v2 API.
+        Preset("ernie", "https://qianfan.baidubce.com/v2", "QIANFAN_API_KEY"),
+        # NAME is OpenRouter's vendor/model slug, e.g. deepseek/deepseek-chat.
+        Preset("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+        Preset("ollama", "http://127.0.0.1:11434/v1", note=OLLAMA_NOTE),
+        Preset("compat", ""),
     )
 }
 KNOWN_PREFIXES = (*PRESETS, "scripted")
@@ -58,9 +71,10 @@ def make_model(
     timeout: float = DEFAULTS.request_timeout,
     tool_protocol: Literal["native", "text"] = "native",
     transport: httpx.BaseTransport | None = None,
-    context_tokens: int = DEFAULTS.context_tokens,
+    environ: Mapping[str, str] | None = None,
 ) -> Model:
-    """The model a spec names; raises ModelSpecError with the fix when it cannot."""
+    """The model a spec names; raises ModelSpecError with the fix when it cannot.
+    `environ` (default os.environ) holds the providers' own key variables."""
     _refuse_unmade(spec, tool_protocol)
     prefix, name = _split(spec, base_url)
     if prefix == "scripted":
@@ -70,10 +84,9 @@ def make_model(
         config = OpenAIModelConfig(
             name=name,
             base_url=_base_url(preset, name, base_url),
-            api_key=_api_key(preset, spec, api_key),
+            api_key=_api_key(preset, spec, api_key, os.environ if environ is None else environ),
             temperature=temperature,
             timeout=timeout,
-            extra_body=preset.extra(context_tokens) if preset.extra else {},
             label=f"{prefix}:{name}",
         )
         model = OpenAIModel(config, transport=transport)
@@ -118,9 +131,38 @@ def _base_url(preset: Preset, name: str, base_url: str | None) -> str:
     return url
 
 
-def _api_key(preset: Preset, spec: str, api_key: str | None) -> str | None:
-    if preset.needs_key and not api_key:
+def _api_key(
+    preset: Preset, spec: str, api_key: str | None, environ: Mapping[str, str]
+) -> str | None:
+    if api_key or preset.key_env is None:
+        return api_key or None
+    own = environ.get(preset.key_env, "").strip()
+    if not own:
         raise ModelSpecError(
-            f"{spec} needs an API key: set LLM_API_KEY (the key for {preset.prefix})"
+            f"{spec} needs an API key: set LLM_API_KEY or {preset.key_env} "
+            f"(the key for {preset.prefix})"
         )
-    return api_key or None
+    return own
+
+
+def model_from_settings(spec: str, settings: Settings, info: Callable[[str], None]) -> Model:
+    """`make_model` with the run's settings; what the user should know about the provider
+    (see `preset_note`) goes to `info`."""
+    model = make_model(
+        spec,
+        base_url=settings.base_url,
+        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
+        temperature=settings.temperature,
+        timeout=settings.request_timeout,
+        tool_protocol=settings.tool_protocol,
+    )
+    if note := preset_note(spec, settings.context_tokens):
+        info(note)
+    return model
+
+
+def preset_note(spec: str, context_tokens: int) -> str:
+    """What the user should know about the provider a spec names ("" when nothing)."""
+    prefix, colon, _ = spec.strip().partition(":")
+    preset = PRESETS.get(prefix) if colon else None
+    return preset.note.format(tokens=context_tokens) if preset and preset.note else ""

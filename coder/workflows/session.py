@@ -22,7 +22,7 @@ from coder.delivery.handover import Delivery, Handover, deliver
 from coder.delivery.patching import Changes, UserFiles, make_patch
 from coder.delivery.report import Interpreter, RunReport
 from coder.delivery.runs import RunDir, create_run_dir
-from coder.models import Model, make_model
+from coder.models import Model, model_from_settings
 from coder.models.presets import BUILTIN
 from coder.redaction import Redactor
 from coder.workflows.history import with_history
@@ -265,15 +265,7 @@ def choose_model(command: Command, settings: Settings, info: Callable[[str], Non
         info(BUILTIN_NOTES[command])
     if spec is None or spec.strip() == BUILTIN:
         return builtin_model(command)
-    return make_model(
-        spec,
-        base_url=settings.base_url,
-        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
-        temperature=settings.temperature,
-        timeout=settings.request_timeout,
-        tool_protocol=settings.tool_protocol,
-        context_tokens=settings.context_tokens,
-    )
+    return model_from_settings(spec, settings, info)
 
 
 def is_builtin(model: Model) -> bool:

@@ -87,8 +87,7 @@ def test_happy_path_sends_the_request_and_parses_the_reply(
         "messages": MESSAGES,
         "temperature": 0.2,
         "tools": TOOLS,
-        "tool_choice": "auto",
-    }
+    }  # nothing optional that a server may refuse (tool_choice, token limits, ...)
     assert sleeps == []
 
 

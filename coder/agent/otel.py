@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from coder import __version__
+from coder.agent.memory import abbreviate
 from coder.agent.trace import TraceObserver
+from coder.redaction import Redactor
 
 ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -31,6 +34,10 @@ NOT_INSTALLED = (
 ONLY_HTTP = (
     "{name}={value}: coder exports traces over OTLP/HTTP (http/protobuf) only; point "
     "OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP port (usually 4318)"
+)
+NOT_SENT = (
+    "traces could not be sent to the OTLP collector ({reason}); is it running, and does "
+    "OTEL_EXPORTER_OTLP_ENDPOINT name its HTTP port (usually 4318)? The run goes on"
 )
 
 _lock = threading.Lock()
@@ -110,8 +117,30 @@ def _tracer(warn: Callable[[str], None]) -> Any:
                 resource = resource.merge(Resource({"service.name": "coder"}))
             _provider = TracerProvider(resource=resource)
             _provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+            _quiet_sdk(warn)
             _at_exit()
         return _provider.get_tracer("coder", __version__)
+
+
+class _ExportTrouble(logging.Handler):
+    """The SDK's complaints (a collector that is down or refuses), said once in one line
+    instead of a log record for each retry."""
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self._warn: Callable[[str], None] | None = warn
+
+    def emit(self, record: logging.LogRecord) -> None:
+        warn, self._warn = self._warn, None
+        if warn is not None:
+            reason = abbreviate(record.getMessage().splitlines()[0], 160)
+            warn(NOT_SENT.format(reason=Redactor.from_environment().text(reason)))
+
+
+def _quiet_sdk(warn: Callable[[str], None]) -> None:
+    logger = logging.getLogger("opentelemetry")
+    logger.handlers = [_ExportTrouble(warn)]
+    logger.propagate = False
 
 
 def _at_exit() -> None:

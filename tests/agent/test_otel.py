@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -207,6 +208,21 @@ def test_without_the_sdk_a_run_says_how_to_install_it_and_still_works(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "pip install 'coder[otel]'" in done.stderr
     assert done.stderr.count("OpenTelemetry SDK is not installed") == 1
+
+
+def test_a_collector_that_does_not_answer_costs_one_warning_not_the_run(tmp_path: Path) -> None:
+    calc = fixture_repo("calc", tmp_path)
+    with socket.socket() as closed:  # a port nothing listens on once it is closed
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    env = _environment(tmp_path, OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{port}")
+    argv = ["fix", str(calc), "--model", f"scripted:{FIX_CALC}", "--sandbox", "local"]
+    done = _coder(*argv, "--dry-run", env=env, cwd=calc)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("traces could not be sent to the OTLP collector") == 1
+    sdk_logs = ("Transient error", "Failed to export")  # each retry, logged by the SDK
+    assert [line for line in done.stderr.splitlines() if line.startswith(sdk_logs)] == []
+    assert "Traceback" not in done.stderr
 
 
 def test_secrets_never_reach_the_collector_even_with_content_capture(

@@ -20,7 +20,7 @@ import pytest
 from coder.agent.otel import wanted
 from coder.agent.spans import provider_and_model
 from coder.redaction import otlp_header_values
-from tests.helpers import fixture_repo
+from tests.helpers import commit_all, fixture_repo, write_tree
 from tests.otlp_receiver import OTLPReceiver, Span
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,6 +167,36 @@ def test_fix_with_the_builtin_engine_exports_its_turns_and_test_runs(
 
     shown = _coder("trace", "show", "last", env=env, cwd=repo)
     assert "test_run" in shown.stdout and "baseline: 6 passed, 2 failed" in shown.stdout
+
+
+def test_groups_repaired_at_once_each_get_their_own_agent_span(
+    tmp_path: Path, receiver: OTLPReceiver
+) -> None:
+    test = "from mathx.ops import {0}\n\n\ndef test_{0}():\n    assert {0}(2, 3) == {1}\n"
+    files = {
+        "mathx/__init__.py": "",
+        "mathx/ops.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n",
+        "tests/test_add.py": test.format("add", 6),
+        "tests/test_mul.py": test.format("mul", 7),
+    }
+    repo = commit_all(write_tree(tmp_path / "mathx", files))
+    env = _environment(
+        tmp_path,
+        OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint,
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true",
+    )
+    done = _coder("fix", str(repo), "--sandbox", "local", env=env, cwd=repo)
+    assert done.returncode == 0, done.stderr
+
+    spans = receiver.spans()
+    agents = [s for s in spans if s.name == "invoke_agent coder"]
+    assert len(agents) == 2
+    edited = []
+    for agent in agents:
+        edits = [s for s in _children(spans, agent) if s.name == "execute_tool edit_file"]
+        paths = {json.loads(s.attributes["gen_ai.tool.call.arguments"])["path"] for s in edits}
+        edited.append(sorted(paths))
+    assert sorted(edited) == [["tests/test_add.py"], ["tests/test_mul.py"]]
 
 
 _IMPORTS = """

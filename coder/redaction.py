@@ -2,9 +2,10 @@
 JUnit, patches, error messages) passes through a `Redactor` first.
 
 It hides the secret values it is given (the API key, the values of secret-looking
-environment variables) as written, JSON-escaped and URL-encoded, and every string shaped
-like a key (`sk-...`, `Bearer ...`, GitHub tokens) even when nobody named its value. A
-secret cut short where a long text was abbreviated ("live-9f8e…") is hidden too.
+environment variables and of the OTLP exporter's headers) as written, JSON-escaped and
+URL-encoded, and every string shaped like a key (`sk-...`, `Bearer ...`, GitHub tokens)
+even when nobody named its value. A secret cut short where a long text was abbreviated
+("live-9f8e…") is hidden too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 from sandbox import secret_values
 
@@ -52,9 +53,10 @@ class Redactor:
     def from_environment(
         cls, *keys: str | None, environ: Mapping[str, str] | None = None
     ) -> Redactor:
-        """The values of secret-looking variables of `environ` (default: os.environ)
-        and `keys` (the configured API key)."""
-        return cls([*secret_values(os.environ if environ is None else environ), *keys])
+        """The values of secret-looking variables of `environ` (default: os.environ), of
+        its OTLP exporter's headers, and `keys` (the configured API key)."""
+        env = os.environ if environ is None else environ
+        return cls([*secret_values(env), *otlp_header_values(env), *keys])
 
     def __call__(self, value: Any) -> Any:
         """A copy of `value` (text, or lists and mappings of it) with every secret hidden;
@@ -83,6 +85,20 @@ class Redactor:
         """How often a known secret occurs in `text`, in any written form (key shapes
         are not counted: a test may well hold a made-up `sk-...` literal)."""
         return 0 if self._known is None else len(self._known.findall(text))
+
+
+OTLP_HEADERS = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS")
+
+
+def otlp_header_values(environ: Mapping[str, str]) -> list[str]:
+    """The values of the OpenTelemetry exporter's headers (`name=value,...`, values
+    URL-encoded): often a tracing backend's key, under a name that does not look secret."""
+    values = []
+    for name in OTLP_HEADERS:
+        for pair in environ.get(name, "").split(","):
+            value = pair.partition("=")[2].strip()
+            values += [value, unquote(value)]
+    return [value for value in values if value]
 
 
 def _written_forms(secret: str) -> set[str]:

@@ -2,6 +2,7 @@
 May import coder.models, tools and sandbox; never the builtin engines, workflows or CLI."""
 
 from coder.agent.loop import NUDGE, Agent, AgentConfig, AgentResult, EventHandler
+from coder.agent.otel import run_spans
 from coder.agent.prompts import FIX_TASK, GEN_TASK, SYSTEM_PROMPT
 from coder.agent.stops import AgentStop, FormatError, LimitsExceeded, Stuck, Submitted
 from coder.agent.trace import Tracer, load_events, redact, render_timeline
@@ -24,4 +25,5 @@ __all__ = [
     "load_events",
     "redact",
     "render_timeline",
+    "run_spans",
 ]

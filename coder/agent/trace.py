@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.text import Text
@@ -21,16 +21,18 @@ from rich.text import Text
 from coder.agent.memory import abbreviate
 from coder.models.base import Reply, ToolCall
 from coder.redaction import REDACTED, Redactor
-from tools import ToolResult
+from tools import TestRun, ToolResult
 
 __all__ = [
     "REDACTED",
+    "TraceObserver",
     "Tracer",
     "environment_secrets",
     "corrupt_lines",
     "load_events",
     "redact",
     "render_timeline",
+    "pytest_event",
 ]
 
 
@@ -44,8 +46,18 @@ def redact(value: Any, secrets: Iterable[str]) -> Any:
     return Redactor(secrets)(value)
 
 
+class TraceObserver(Protocol):
+    """Hears every event of a run, already redacted, as it is written (e.g. the
+    OpenTelemetry export, coder/agent/spans.py), and the run's end."""
+
+    def event(self, record: dict[str, Any]) -> None: ...
+
+    def close(self, fields: dict[str, Any]) -> None: ...
+
+
 class Tracer:
-    """Appends redacted events to a JSONL file; with `path=None` it records nothing."""
+    """Appends redacted events to a JSONL file and hands them to its observers; with
+    `path=None` and no observer it records nothing."""
 
     def __init__(
         self,
@@ -53,10 +65,12 @@ class Tracer:
         run_id: str,
         secrets: Iterable[str] = (),
         clock: Callable[[], float] = time.monotonic,
+        observers: Sequence[TraceObserver] = (),
     ) -> None:
         self.path = path
         self.run_id = run_id
         self.redact = Redactor(secrets)
+        self.observers = list(observers)
         self._clock = clock
         self._start = clock()
         self._lock = threading.Lock()
@@ -64,7 +78,7 @@ class Tracer:
             path.parent.mkdir(parents=True, exist_ok=True)
 
     def event(self, kind: str, **fields: Any) -> None:
-        if self.path is None:
+        if self.path is None and not self.observers:
             return
         record = {
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
@@ -73,9 +87,19 @@ class Tracer:
             "kind": kind,
             **fields,
         }
-        line = json.dumps(self.redact(record), ensure_ascii=False)
-        with self._lock, self.path.open("a", encoding="utf-8") as handle:  # --jobs share it
-            handle.write(line + "\n")
+        safe = self.redact(record)
+        if self.path is not None:
+            line = json.dumps(safe, ensure_ascii=False)
+            with self._lock, self.path.open("a", encoding="utf-8") as handle:  # --jobs share it
+                handle.write(line + "\n")
+        for observer in self.observers:
+            observer.event(safe)
+
+    def close(self, **fields: Any) -> None:
+        """The run is over (its report saved): observers hear how it ended, redacted."""
+        safe = self.redact(fields)
+        for observer in self.observers:
+            observer.close(safe)
 
 
 def trace_arguments(raw: str) -> Any:
@@ -102,8 +126,9 @@ def response_event(turn: int, reply: Reply, latency: float) -> dict[str, Any]:
 
 
 def call_event(turn: int, call: ToolCall, result: ToolResult, duration: float) -> dict[str, Any]:
-    """The fields of a tool_call event (the live "tool" report)."""
-    return {
+    """The fields of a tool_call event (the live "tool" report); a run_tests call's
+    carry the run's counts under "tests"."""
+    fields: dict[str, Any] = {
         "turn": turn,
         "id": call.id,
         "name": call.name,
@@ -114,6 +139,26 @@ def call_event(turn: int, call: ToolCall, result: ToolResult, duration: float) -
         "exit_code": result.exit_code,
         "is_error": result.is_error,
     }
+    if call.name == "run_tests" and result.data is not None:
+        fields["tests"] = run_counts(TestRun.model_validate(result.data))
+    return fields
+
+
+def run_counts(run: TestRun) -> dict[str, Any]:
+    """What a trace keeps of a test run: its counts, time, exit code and timeout."""
+    counts = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed")
+    return {
+        **{name: getattr(run, name) for name in counts},
+        "duration_s": round(run.duration, 3),
+        "exit_code": run.exit_code,
+        "timed_out": run.timed_out,
+    }
+
+
+def pytest_event(stage: str, run: TestRun) -> dict[str, Any]:
+    """The fields of a test_run event: a run a workflow made itself (the baseline, a
+    verification, the final gate), `stage` saying which."""
+    return {"stage": stage, **run_counts(run)}
 
 
 def load_events(path: Path) -> list[dict[str, Any]]:
@@ -139,6 +184,7 @@ _STYLES = {
     "model_response": "magenta",
     "tool_call": "green",
     "guard": "bold yellow",
+    "test_run": "green",
     "summarise": "blue",
     "run_end": "bold cyan",
     "corrupt": "bold red",
@@ -192,10 +238,14 @@ def _detail(kind: str, e: dict[str, Any]) -> str:
         exit_code = f" exit {get('exit_code')}" if get("exit_code") is not None else ""
         error = f" ERROR {abbreviate(str(get('result', '')), 60)}" if get("is_error") else ""
         arguments = abbreviate(json.dumps(get("arguments"), ensure_ascii=False), 70)
+        tests = get("tests")
+        counts = f" [{_counts(tests)}]" if isinstance(tests, dict) else ""
         return (
             f"{get('name')} {arguments} {get('duration_s')}s "
-            f"{get('result_chars')} chars{exit_code}{error}"
+            f"{get('result_chars')} chars{exit_code}{counts}{error}"
         )
+    if kind == "test_run":
+        return f"{get('stage')}: {_counts(e)}"
     if kind == "guard":
         return f"{get('name')}: {abbreviate(str(get('detail', '')), 100)}"
     if kind == "summarise":
@@ -206,6 +256,13 @@ def _detail(kind: str, e: dict[str, Any]) -> str:
         return f"unreadable line {get('line')}: {abbreviate(str(get('raw')), 80)}"
     rest = {k: v for k, v in e.items() if k not in {"ts", "t", "run_id", "kind"}}
     return f"(unknown event) {abbreviate(json.dumps(rest, default=str), 90)}"
+
+
+def _counts(e: dict[str, Any]) -> str:
+    words = ("passed", "failed", "errors", "skipped")
+    said = ", ".join(f"{e.get(word)} {word}" for word in words if e.get(word))
+    timed_out = " (timed out)" if e.get("timed_out") else ""
+    return f"{said or 'no tests'} in {e.get('duration_s')}s{timed_out}"
 
 
 def _footer(events: list[dict[str, Any]]) -> Text:

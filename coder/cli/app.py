@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 
 from coder import __version__
+from coder.agent.otel import finish as finish_spans
 from coder.cli.doctor import doctor
 from coder.cli.fix import fix
 from coder.cli.gen import gen
@@ -91,16 +92,21 @@ def _on_terminate(signum: int, frame: FrameType | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: maps every expected failure to one line and an exit code; an
     interrupt at any moment ends with one line, no traceback, no sandbox left."""
+    ended = "failed"  # how a run still open at the end ended (its spans say it)
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, _on_terminate)
         hide_also(_configured_keys())
         return _run(argv)
     except KeyboardInterrupt as interrupt:
+        ended = "interrupted"
         return _interrupted(isinstance(interrupt, Terminated) or bool(_TERMINATED))
     except Exception:  # a bug: its traceback, every secret in it hidden
+        ended = "crashed"
         crash(traceback.format_exc())
         return ExitCode.INCOMPLETE
+    finally:
+        finish_spans(ended)  # sends the spans, when exporting (after an interrupt too)
 
 
 def _interrupted(terminated: bool) -> int:

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from coder.agent.loop import Agent, AgentConfig, EventHandler
-from coder.agent.trace import Tracer
+from coder.agent import Agent, AgentConfig, EventHandler, Tracer, run_spans
 from coder.builtin import BuiltinModel
 from coder.builtin.gen import BuiltinGenModel
 from coder.builtin.repair import BuiltinRepairModel
@@ -113,9 +112,9 @@ class Session:
         require_isolation(settings, builtin=is_builtin(model))
         run_dir = create_run_dir(repo)
         redact = Redactor(run_secrets(settings))
-        tracer = Tracer(run_dir.trace, run_dir.run_id, redact.secrets)
-        files = UserFiles.take(repo)
-        return cls(command, settings, hooks, model, run_dir, tracer, redact, files)
+        spans = run_spans(run_dir.run_id, command, model.name, hooks.warn)
+        tracer = Tracer(run_dir.trace, run_dir.run_id, redact.secrets, observers=spans)
+        return cls(command, settings, hooks, model, run_dir, tracer, redact, UserFiles.take(repo))
 
     @property
     def repo(self) -> Path:
@@ -223,6 +222,7 @@ class Session:
         self.run_dir.patch.write_text(self.redact.text(report.patch), encoding="utf-8")
         data = self.redact(report.model_dump(mode="json"))
         self.run_dir.report.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        self.tracer.close(**data)  # the run's spans end with its report
 
 
 def agent_config(settings: Settings) -> AgentConfig:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
+from coder.agent.trace import pytest_event
 from coder.workflows.environment import check_environment
 from coder.workflows.hints import (
     EMPTY_SUITE,
@@ -99,6 +100,7 @@ def first_look(session: Session, sandbox: Sandbox, tests: list[str] | None) -> B
     run = baseline.run
     check_selection(run, tests)
     hooks.info(f"baseline: {summary_line(run)}")
+    session.tracer.event("test_run", **pytest_event("baseline", run))
     session.tracer.event("baseline", summary=summary_line(run), groups=len(baseline.groups))
     if could_not_run(run, files):
         return BaselineOutcome(baseline, "cannot_run", cannot_run(run, files))

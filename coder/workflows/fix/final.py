@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field, replace
 
+from coder.agent.trace import pytest_event
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.group import GroupOutcome
@@ -95,6 +96,7 @@ def _full_run(
 ) -> tuple[TestRun, list[str]]:
     timeout = session.settings.test_timeout
     run = run_pytest(sandbox, tests, timeout=timeout)
+    session.tracer.event("test_run", **pytest_event("final", run))
     regressions = _regressions(baseline.run, run)
     if regressions:  # once more, so that a flaky test is not taken for a regression
         rerun = run_pytest(sandbox, regressions, timeout=timeout)

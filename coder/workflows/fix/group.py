@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from coder.agent.loop import Agent, AgentResult
 from coder.agent.prompts import FIX_TASK
+from coder.agent.trace import pytest_event
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline, Group
 from coder.workflows.fix.judge import STILL_RED, Verdict, judge, own_reasons, scope_of
@@ -234,8 +235,11 @@ def repeated(
         return prior
     timeout = session.settings.test_timeout * VERIFY_RUNS
     if task.runs is not None:
-        return task.runs(task.scope, timeout, VERIFY_RUNS, task.again)
-    return run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=task.again)
+        run = task.runs(task.scope, timeout, VERIFY_RUNS, task.again)
+    else:
+        run = run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=task.again)
+    session.tracer.event("test_run", **pytest_event("verify", run))
+    return run
 
 
 def _missing_tests(baseline: TestRun, after: TestRun, file: str) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from coder.agent.trace import pytest_event
 from coder.delivery.patching import Changes
 from coder.delivery.report import Coverage, MutationScore
 from coder.workflows.gen.imports import prune_imports
@@ -73,6 +74,7 @@ def final_gate(
     rose or its goal is met; the workflow weighs mutants in."""
     timeout = session.settings.test_timeout
     final, contexts = measured or measure_suite(sandbox, timeout)
+    session.tracer.event("test_run", **pytest_event("final", final.tests))
     dropped = None
     if final.tests.failures:
         dropped = drop_suite_failures(session, sandbox, held, final, added)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from coder.agent.trace import pytest_event
 from coder.config import ConfigError, Settings
 from coder.delivery.patching import Changes
 from coder.delivery.report import Coverage, GenReport
@@ -106,6 +107,7 @@ def _generation(
         return Generation(CoverageRun(), "cannot_run", ready.stop)
     session.hooks.info("baseline: measuring coverage")
     run, contexts = measure_suite(sandbox, session.settings.test_timeout)
+    session.tracer.event("test_run", **pytest_event("baseline", run.tests))
     session.tracer.event("gen_baseline", line=run.line_pct, branch=run.branch_pct, error=run.error)
     files = session.files.hashes
     if run.error != COVERAGE_NOT_INSTALLED and could_not_run(run.tests, files):

@@ -114,8 +114,12 @@ def _method_probes(
         calls = [_with_operand(base, made, cls.name) for made in [new, *others]] + calls
     firsts = [c for c in calls if c.uses][: len(others) + 1] or calls[:1]
     probes = [Probe(call, setup) for call in firsts for setup in setups]
-    richest = setups[0]
-    return probes + [Probe(call, richest) for call in calls if call not in firsts]
+    # The other calls on the richest instance, and each once more on the next one in
+    # turn, so an argument meets objects of another shape too.
+    rest = [call for call in calls if call not in firsts]
+    others_ = setups[1:]
+    spread = [Probe(c, others_[n % len(others_)]) for n, c in enumerate(rest)] if others_ else []
+    return probes + [Probe(call, setups[0]) for call in rest] + spread
 
 
 def _named_as(probe: Probe, name: str, var: str) -> Probe:

@@ -73,3 +73,28 @@ def test_calls_pass_an_object_built_as_the_module_shows(tmp_path: Path) -> None:
     assert "Point.close_to: skipped" not in generated.summary
     assert "Point(3, 4)" in generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_a_methods_later_calls_also_meet_another_instance() -> None:
+    source = '''\
+class Box:
+    """A box.
+
+    >>> Box(5).fits(3)
+    True
+    >>> Box(0).fits(1)
+    False
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def fits(self, item: int) -> bool:
+        return item <= self.size
+'''
+    [target] = find_targets(source, ["Box.fits"], "boxes")
+    made = {(probe.setup[0].source(), probe.call.source()) for probe in target.probes}
+    first, *later = list(dict.fromkeys(p.call.source() for p in target.probes))
+    assert later, "several calls of fits"
+    for call in later[:3]:  # on the richest instance and on one more
+        assert len({setup for setup, made_call in made if made_call == call}) >= 2

@@ -25,9 +25,10 @@ from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.parses import merged_parsing
 from coder.builtin.gen.picks import Context, Pick, pick, pruned, rendered, trimmed
-from coder.builtin.gen.probe import Result, parse_probe_output, probe_commands
+from coder.builtin.gen.probe import Result, probe_commands
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
+from coder.builtin.gen.search import parsed_outputs, searched
 from coder.builtin.gen.select import Aim, raise_lines
 from coder.builtin.gen.table import table_name
 from coder.builtin.gen.targets import add_site_calls, find_targets
@@ -56,6 +57,8 @@ class GenPolicy:
         self.written = False
         self.existing = ""
         """The test file as it was, to leave out calls its tests already make."""
+        self.source = ""
+        """The module's source."""
         self.raises: frozenset[int] = frozenset()
         self.signatures: Signatures = {}
         """The module's parameter names, to name the columns of folded tests."""
@@ -78,7 +81,8 @@ class GenPolicy:
             return f"builtin generator: {goal.path} does not parse ({error}); nothing was written"
         yield from _add_call_sites(targets)
         uncovered = {line for lines in goal.uncovered_lines.values() for line in lines}
-        self.pool = MutantPool(texts[goal.path], goal.path, goal.survivors, uncovered)
+        self.source = texts[goal.path]
+        self.pool = MutantPool(self.source, goal.path, goal.survivors, uncovered)
         tree = ast.parse(texts[goal.path])
         self.signatures, self.raises = signatures(tree), raise_lines(tree)
         self.aim = Aim(frozenset(uncovered), self.pool.ids())
@@ -125,14 +129,13 @@ class GenPolicy:
         ]
         prefix = import_style(existing or "", goal.module).prefix
         context = Context(goal.module, prefix, self.raises)
+        parsed, failed = parsed_outputs(probed, commands, outputs)
+        self.outcome.skipped.update(failed)
+        wants = lambda target: {int(m["id"]) for m in self._mutants(target)}  # noqa: E731
+        commands_of = lambda target: self._commands(goal, target)  # noqa: E731
+        parsed = yield from searched(parsed, self.source, set(self.aim.lines), wants, commands_of)
         picks = []
-        for target, chunks in zip(probed, commands, strict=True):
-            output = "\n".join(o.content for o in outputs[: len(chunks)])
-            outputs = outputs[len(chunks) :]
-            results, problem = parse_probe_output(output, target)
-            if problem:
-                self.outcome.skipped[target.name] = f"the probe failed: {problem}"
-                continue
+        for target, results in parsed:
             analysed = self._analysed(goal, target)
             usable = self._usable(target, prefix)
             found, self.aim = pick(target, results, self.aim, analysed, usable, context)

@@ -1,0 +1,156 @@
+"""A second probe round for the targets whose first calls left lines of theirs unrun or
+their mutants unnoticed: variants of the calls that went furthest, one literal argument
+changed at a time (a string with one of the module's own short literals put in, or a
+character dropped; a number one off, negated or zero; a list one item longer or empty).
+
+A search in the spirit of search-based generators (Pynguin's), kept to literals a reader
+can follow: no random draw, so the same module gets the same tests every run.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from coder.builtin.engine import Steps, ToolRequest
+from coder.builtin.gen.fold import signatures
+from coder.builtin.gen.probe import Result, parse_probe_output
+from coder.builtin.gen.types import Probe, Target
+from coder.builtin.gen.values import describe, double_quoted
+from coder.builtin.literals import is_parsed, node_value
+
+MAX_BASES = 3
+"""The calls varied per target: those that ran the most of it."""
+MAX_VARIANTS = 20
+"""New calls per target in the second round."""
+MAX_TOKENS = 8
+
+
+Parsed = list[tuple[Target, list[Result]]]
+Commands = list[tuple[str, float]]
+
+
+def parsed_outputs(
+    targets: list[Target], commands: list[Commands], outputs: list[Any]
+) -> tuple[Parsed, dict[str, str]]:
+    """Each target's results from its commands' outputs, and why a probe failed."""
+    parsed: Parsed = []
+    failed: dict[str, str] = {}
+    for target, chunks in zip(targets, commands, strict=True):
+        output = "\n".join(o.content for o in outputs[: len(chunks)])
+        outputs = outputs[len(chunks) :]
+        results, problem = parse_probe_output(output, target)
+        if problem:
+            failed[target.name] = f"the probe failed: {problem}"
+        else:
+            parsed.append((target, results))
+    return parsed, failed
+
+
+def searched(
+    parsed: Parsed,
+    source: str,
+    lines: set[int],
+    wanted: Callable[[Target], set[int]],
+    commands_of: Callable[[Target], Commands],
+) -> Steps[Parsed]:
+    """`parsed` with the second round's results added to the targets that left lines
+    of theirs (`lines`: those no test runs) unrun or `wanted` mutants unnoticed."""
+    tokens, names = module_tokens(source), signatures(ast.parse(source))
+    found: list[tuple[int, Target]] = []
+    for n, (target, results) in enumerate(parsed):
+        if left_to_reach(target, results, lines, wanted(target)):
+            params = target.params or names.get(target.name.split(".")[-1], [])
+            probes = search_probes(target, results, tokens, params)
+            found += [(n, replace(target, probes=probes))] if probes else []
+    if not found:
+        return parsed
+    commands = [commands_of(target) for _, target in found]
+    outputs = yield [
+        ToolRequest("run_shell", {"command": command, "timeout": timeout})
+        for chunks in commands
+        for command, timeout in chunks
+    ]
+    more, _ = parsed_outputs([target for _, target in found], commands, outputs)
+    added = {target.name: results for target, results in more}
+    return [(target, results + added.get(target.name, [])) for target, results in parsed]
+
+
+def module_tokens(source: str) -> list[str]:
+    """The module's short string literals (`"{"`, `"~"`, `"-"`), most used first: the
+    characters its parsing code looks for."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            if 0 < len(text) <= 3 and text.isprintable() and not text.isspace():
+                counts[text] = counts.get(text, 0) + 1
+    return sorted(counts, key=lambda text: -counts[text])[:MAX_TOKENS]
+
+
+def left_to_reach(
+    target: Target, results: list[Result], lines: set[int], mutants: set[int]
+) -> bool:
+    """Lines of the target's own body no call ran, or its mutants no call noticed."""
+    start, end = target.span
+    ran = {line for result in results for line in result.lines}
+    own = {line for line in lines if start <= line <= end} - ran
+    told = {mutant for result in results for mutant in result.kills}
+    return bool(own) or bool(mutants - told)
+
+
+def search_probes(
+    target: Target, results: list[Result], tokens: list[str], params: list[str]
+) -> list[Probe]:
+    """Variants of the calls that ran the most lines, none the target probed already."""
+    seen = {_key(probe) for probe in target.probes}
+    bases = sorted(
+        (r for r in results if not r.probe.verbatim),
+        key=lambda r: (-len(r.arcs), -len(r.lines)),
+    )[:MAX_BASES]
+    found: list[Probe] = []
+    for base in bases:
+        for probe in _variants(base.probe, params, tokens):
+            if _key(probe) not in seen and len(found) < MAX_VARIANTS:
+                seen.add(_key(probe))
+                found.append(probe)
+    return found
+
+
+def _key(probe: Probe) -> tuple[str, ...]:
+    return (*(call.source() for call in probe.setup), probe.call.source())
+
+
+def _variants(probe: Probe, params: list[str], tokens: list[str]) -> Iterator[Probe]:
+    call = probe.call
+    for position, source in enumerate(call.args):
+        name = params[position] if position < len(params) else "value"
+        for changed in _changed(source, tokens):
+            args = (*call.args[:position], changed, *call.args[position + 1 :])
+            yield replace(probe, call=replace(call, args=args, label=describe(changed, name)))
+
+
+def _changed(source: str, tokens: list[str]) -> list[str]:
+    value = node_value(ast.parse(source, mode="eval").body) if source else None
+    if not is_parsed(value) or isinstance(value, bool):
+        return []
+    if isinstance(value, str):
+        return [_quoted(text) for text in _texts(value, tokens) if text != value]
+    if isinstance(value, int):
+        return [repr(number) for number in (value + 1, value - 1, -value, 0) if number != value]
+    if isinstance(value, list) and value:
+        return [repr([*value, value[-1]]), "[]"]
+    return []
+
+
+def _texts(value: str, tokens: list[str]) -> list[str]:
+    middle = len(value) // 2
+    found = [value[:middle] + token + value[middle:] for token in tokens]
+    found += [value + token for token in tokens[:3]] + [value[1:], value[:-1], value * 2]
+    return list(dict.fromkeys(found))
+
+
+def _quoted(text: str) -> str:
+    return double_quoted(repr(text))

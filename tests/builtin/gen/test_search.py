@@ -1,0 +1,66 @@
+"""The second probe round: variants of the calls that went furthest, one literal changed
+at a time, for targets whose first calls left lines unrun."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from coder.builtin.gen.calls import Call
+from coder.builtin.gen.probe import Result
+from coder.builtin.gen.search import left_to_reach, module_tokens, search_probes
+from coder.builtin.gen.types import Probe, Target
+from coder.cli import main
+from tests.helpers import commit_all, run_pytest_in, write_tree
+
+PERCENT = '''\
+ESCAPES = {"%": "percent", "&": "and"}
+
+
+def count_escapes(text: str) -> int:
+    """How many escapes `text` holds.
+
+    >>> count_escapes("plain")
+    0
+    """
+    count = 0
+    for ch in text:
+        if ch in ESCAPES:
+            count += 1
+    return count
+'''
+
+
+def test_the_module_short_literals_most_used_first() -> None:
+    source = 'A = "{"\nB = "{"\nC = "}"\nD = "long text"\nE = " "\n'
+    assert module_tokens(source) == ["{", "}"]
+
+
+def test_variants_change_one_literal_and_skip_calls_already_probed() -> None:
+    target = Target("count", span=(1, 9), params=["text", "limit"])
+    base = Probe(Call("count", ('"ab"', "3")))
+    target.probes = [base, Probe(Call("count", ('"ab"', "4")))]
+    ran = Result(base, "return", lines=frozenset({1, 2}), arcs=frozenset({(1, 2)}))
+    made = [p.call.source() for p in search_probes(target, [ran], ["%"], target.params)]
+    assert 'count("a%b", 3)' in made and 'count("ab%", 3)' in made
+    assert 'count("ab", 2)' in made and 'count("ab", 4)' not in made  # probed already
+    assert all(call.count(",") == 1 for call in made)  # one argument changed at a time
+    assert left_to_reach(target, [ran], {2, 5, 40}, set())  # line 5 is its own, unrun
+    assert not left_to_reach(target, [ran], {2, 40}, set())
+
+
+def test_a_branch_no_first_value_reaches_is_found_by_the_search(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    repo = commit_all(write_tree(tmp_path / "repo", {"escapes.py": PERCENT}))
+    code = main(["gen", str(repo), "--sandbox", "local", "--json", "--max-mutants", "0"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, report
+    text = (repo / "tests" / "test_escapes.py").read_text()
+    assert "%" in text or "&" in text  # a string with one of the module's own literals
+    assert report["coverage_after"]["line"] == 100.0
+    assert run_pytest_in(repo).returncode == 0

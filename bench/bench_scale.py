@@ -89,7 +89,8 @@ def coder_seconds(repo: ScaleRepo, mode: str, engine: str, script_dir: Path) -> 
         return seconds, f"exit {done.returncode}: {(done.stderr.strip().splitlines() or ['?'])[-1]}"
     after = report.get("after") or {}
     failing = (after.get("failed") or 0) + (after.get("errors") or 0)
-    return seconds, f"{report.get('status')}, {len(report.get('changed_files') or [])} files, {failing} failing"
+    changed = len(report.get("changed_files") or [])
+    return seconds, f"{report.get('status')}, {changed} files, {failing} failing"
 
 
 def measure(size: int, broken: int, mode: str, engine: str, workdir: Path) -> Row:
@@ -101,7 +102,10 @@ def measure(size: int, broken: int, mode: str, engine: str, workdir: Path) -> Ro
     return row
 
 
-HEADER = f"{'size':>6}{'broken':>8}  {'mode':<8}{'engine':<10}{'coder s':>9}{'2x pytest s':>13}{'ratio':>8}  outcome"
+HEADER = (
+    f"{'size':>6}{'broken':>8}  {'mode':<8}{'engine':<10}"
+    f"{'coder s':>9}{'2x pytest s':>13}{'ratio':>8}  outcome"
+)
 
 
 def line(row: Row) -> str:
@@ -140,7 +144,8 @@ def main() -> int:
     parser.add_argument("--broken", default="1,20,100", help="broken test files per repository")
     parser.add_argument("--modes", default="local,docker", help="sandboxes: local, docker")
     parser.add_argument("--engines", default="builtin,scripted", help="builtin, scripted")
-    parser.add_argument("--quick", action="store_true", help="100 files; 1 and 20 broken; local; builtin")
+    quick = "100 files; 1 and 20 broken; local; builtin"
+    parser.add_argument("--quick", action="store_true", help=quick)
     args = parser.parse_args()
     if args.quick:
         args.sizes, args.broken, args.modes, args.engines = "100", "1,20", "local", "builtin"
@@ -157,7 +162,8 @@ def main() -> int:
     print("\nhow the cost grows:")
     for text in growth(rows):
         print(f"  {text}")
-    print(f"target <= {TARGET}x: {'met' if not over else f'not met in {len(over)} of {len(rows)} rows'}")
+    verdict = f"not met in {len(over)} of {len(rows)} rows" if over else "met"
+    print(f"target <= {TARGET}x: {verdict}")
     return 0
 
 

@@ -135,7 +135,7 @@ def growth(rows: list[Row]) -> list[str]:
 
 
 def _numbers(text: str) -> list[int]:
-    return [int(part) for part in text.split(",") if part.strip()]
+    return list(dict.fromkeys(int(part) for part in text.split(",") if part.strip()))
 
 
 def main() -> int:

@@ -24,6 +24,7 @@ from coder.cli.fix import fix
 from coder.cli.gen import gen
 from coder.cli.helptext import polish
 from coder.cli.mcp import mcp
+from coder.cli.merge import merge
 from coder.cli.render import crash, fail, hide_also, warn
 from coder.cli.run import run
 from coder.cli.sandbox import sandbox_app
@@ -42,7 +43,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-for command in (fix, undo, gen, run, mcp, doctor):
+for command in (fix, undo, gen, run, merge, mcp, doctor):
     app.command()(command)
 app.add_typer(trace_app, name="trace")
 app.add_typer(sandbox_app, name="sandbox")

@@ -26,6 +26,7 @@ Html = Annotated[Path | None, opt.html_option()]
 Jobs = Annotated[
     int, typer.Option("--jobs", metavar="N", min=1, help="Repair this many test files at once.")
 ]
+ShardSpec = Annotated[str | None, opt.shard_option("the failing test files")]
 Junit = Annotated[
     Path | None,
     typer.Option("--junit", metavar="FILE", help="Write the results after the fix as JUnit XML."),
@@ -39,6 +40,7 @@ def fix(
     allow_src: AllowSrc = False,
     branch: Branch = None,
     jobs: Jobs = 1,
+    shard: ShardSpec = None,
     junit: Junit = None,
     html: Html = None,
     *,
@@ -52,7 +54,9 @@ def fix(
     """
     from coder.workflows.fix.options import FixOptions
     from coder.workflows.fix.workflow import fix_repo
+    from coder.workflows.shard import Shard
 
+    share = Shard.parse(shard) if shard is not None else None
     repo, settings = common.resolve(repo, branch=branch)
     check_test_paths(repo, tests or [])
     options = FixOptions(
@@ -61,6 +65,7 @@ def fix(
         branch=branch,
         html=html,
         jobs=jobs,
+        shard=share,
         junit=junit,
         tests=tests or None,
     )

@@ -46,6 +46,12 @@ def html_option() -> Any:
     return typer.Option("--html", metavar="FILE", help=help)
 
 
+def shard_option(what: str) -> Any:
+    """`--shard K/N` of fix and gen: only this machine's share of `what`."""
+    help = f"Do share K of N of {what} (for CI machines; combine with `coder merge`)."
+    return typer.Option("--shard", metavar="K/N", help=help)
+
+
 _MODEL_HELP = (
     "openai:NAME, deepseek:NAME, qwen:NAME, glm:NAME, kimi:NAME, doubao:NAME, ernie:NAME, "
     "openrouter:VENDOR/MODEL, ollama:NAME, compat:NAME "

@@ -75,6 +75,17 @@ class TestResult(BaseModel):
     """Its outcome in the final full-suite run (passed, failed...; None: not run there)."""
 
 
+class ShardInfo(BaseModel):
+    """`--shard K/N`: which share of the work this run did, out of what."""
+
+    index: int
+    total: int
+    mine: list[str] = Field(default_factory=list)
+    """The items (fix: failing test files; gen: target modules) this shard worked on."""
+    all: list[str] = Field(default_factory=list)
+    """Every item the run found, split between the shards."""
+
+
 class DeliveredReport(RunReport):
     """A run whose verified changes are delivered: applied, committed on a branch, or shown."""
 
@@ -82,6 +93,10 @@ class DeliveredReport(RunReport):
     commit: str | None = None
     kept: list[str] = Field(default_factory=list)
     """Files the changes deleted that were kept: fix and gen never delete."""
+    shard: ShardInfo | None = None
+    """Set by `--shard K/N`; `coder merge` combines the shards' reports."""
+    merged_from: list[str] = Field(default_factory=list)
+    """Set by `coder merge`: the run ids of the shards combined here."""
 
 
 class FixReport(DeliveredReport):

@@ -39,6 +39,11 @@ class RunDir:
     def report(self) -> Path:
         return self.path / "report.json"
 
+    @property
+    def outcomes(self) -> Path:
+        """Every test's outcome after the run (a shard's, for `coder merge`'s JUnit)."""
+        return self.path / "outcomes.json"
+
 
 def new_run_id() -> str:
     """Sortable by time, unique enough for one machine: 20261130-081500-3fa2c1."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder.workflows.shard import Shard
+
 
 @dataclass
 class FixOptions:
@@ -21,3 +23,5 @@ class FixOptions:
     """Write the results after the fix as JUnit XML here."""
     html: Path | None = None
     """Also write the report as one self-contained HTML page here."""
+    shard: Shard | None = None
+    """--shard K/N: repair only this shard's share of the failing test files."""

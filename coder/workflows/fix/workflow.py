@@ -10,6 +10,7 @@ confirm them.
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +19,7 @@ from coder.config import Settings
 from coder.delivery.branching import commit_message
 from coder.delivery.handover import Delivery, Handover
 from coder.delivery.junit import outcomes_of, write_junit
-from coder.delivery.report import FixReport, TestCounts, TestResult
+from coder.delivery.report import FixReport, ShardInfo, TestCounts, TestResult
 from coder.models import Model
 from coder.workflows.fix.baseline import Baseline, BaselineOutcome, first_look
 from coder.workflows.fix.final import FinalGate, final_check, merge, sync
@@ -27,6 +28,7 @@ from coder.workflows.fix.options import FixOptions
 from coder.workflows.fix.together import repair_together, together
 from coder.workflows.pages import save_page
 from coder.workflows.session import Effort, RunHooks, Session, is_builtin
+from coder.workflows.shard import Shard, file_durations
 from sandbox import Sandbox, SandboxError
 from tools import TestOutcome, TestRun, is_test_module
 
@@ -50,11 +52,12 @@ def fix_repo(
     done: list[GroupOutcome] = []  # each group's outcome as it is known: kept if all dies
     first: BaselineOutcome | None = None
     lost: str | None = None
+    share: ShardInfo | None = None
     # One sandbox carries the baseline, the repairs (one group after another) and the
     # final gate: a container or a copy is made once, not once per step.
     try:
         with session.open_sandbox() as main:
-            first = first_look(session, main, options.tests)
+            first, share = _share(session, first_look(session, main, options.tests), options)
             gate = FinalGate([]) if first.stop else _repair(session, main, first, options, done)
     except SandboxError as error:
         if first is None:
@@ -65,11 +68,27 @@ def fix_repo(
         delivery = _deliver(session, replace(options, dry_run=True), first.baseline, gate, True)
     else:
         delivery = Delivery() if first.stop else _deliver(session, options, first.baseline, gate)
-    report = _report(session, main, first, gate, delivery, lost)
+    report = _report(session, main, first, gate, delivery, lost).model_copy(update={"shard": share})
     session.tracer.event("fix_end", status=report.status, tests=len(report.tests))
     session.save(report)
     save_page(session, options.html, report)
     return report
+
+
+def _share(
+    session: Session, first: BaselineOutcome, options: FixOptions
+) -> tuple[BaselineOutcome, ShardInfo | None]:
+    """With --shard K/N: the baseline cut to this shard's failing test files."""
+    shard: Shard | None = options.shard
+    if shard is None:
+        return first, None
+    groups = first.baseline.groups
+    files = [group.file for group in groups]
+    mine = shard.pick(files, file_durations(session.repo))
+    session.hooks.info(f"shard {shard}: {len(mine)} of {len(files)} failing test files")
+    baseline = replace(first.baseline, groups=[g for g in groups if g.file in mine])
+    share = ShardInfo(index=shard.index, total=shard.total, mine=mine, all=sorted(files))
+    return replace(first, baseline=baseline), share
 
 
 def _lost(session: Session, error: SandboxError) -> str:
@@ -149,9 +168,12 @@ def _deliver(
 ) -> Delivery:
     """The JUnit file, if asked for, then the kept repairs as the user asked (after a lost
     sandbox: the repairs its groups verified, as a patch only)."""
+    run = gate.run or baseline.run
     if options.junit:
-        run = gate.run or baseline.run
         write_junit(options.junit, "coder fix", outcomes_of(run), session.redact)
+    if options.shard:  # for `coder merge`'s JUnit file
+        outcomes = session.redact(outcomes_of(run))
+        session.run_dir.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
     kept = [o for o in gate.outcomes if o.repaired] if lost else gate.kept
     repaired = [n for o in kept for n in o.group.nodeids if o.verdict(n, True)[0] == "repaired"]
     message = commit_message(repaired, "; ".join(o.summary for o in kept if o.summary))

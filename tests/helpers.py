@@ -4,6 +4,7 @@ the fixtures' expected failures, and the builtin generator run on small modules.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -144,3 +145,12 @@ def function_source(text: str, name: str, fixtures: str = "") -> str:
     start = text.index(f"def {name}({fixtures}):")
     end = text.find("\n\n\n", start)
     return text[start : end if end != -1 else len(text)].strip()
+
+
+_TIMED = re.compile(r"^coder: \[\d+(?:\.\d+)?s\] ", re.MULTILINE)
+
+
+def untimed(text: str) -> str:
+    """coder's stderr without the elapsed time a line carries off a terminal
+    (`coder: [1.2s] baseline: ...` -> `coder: baseline: ...`)."""
+    return _TIMED.sub("coder: ", text)

@@ -22,7 +22,7 @@ from coder.builtin.repair import BuiltinRepairModel
 from coder.cli import main
 from coder.models import Model
 from sandbox import LocalSandbox, Sandbox
-from tests.helpers import FAILING, fixture_repo, git, write_tree
+from tests.helpers import FAILING, fixture_repo, git, untimed, write_tree
 from tools import ToolContext, default_registry
 
 ENGINE_LINE = "no model configured; using the builtin engine"
@@ -119,7 +119,7 @@ def test_the_builtin_engine_repairs_the_fixture(
     changed = [line[3:] for line in git(repo, "status", "--porcelain").splitlines()]
     assert changed == report["changed_files"] and all(p.startswith("tests/") for p in changed)
     assert _changed_lines(git(repo, "diff")) == REPAIRS[name]  # applied as reported
-    assert [line for line in err.splitlines() if ENGINE_LINE in line] == [
+    assert [line for line in untimed(err).splitlines() if ENGINE_LINE in line] == [
         f"coder: {ENGINE_LINE} (offline, mechanical test repairs). For an LLM: --model "
         "openai:gpt-4o-mini or LLM_MODEL=... (with LLM_API_KEY)"
     ]

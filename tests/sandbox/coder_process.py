@@ -48,7 +48,7 @@ def wait_for_turn(process: subprocess.Popen[str], turn: int) -> list[str]:
     seen = []
     for line in process.stderr:
         seen.append(line)
-        if line.strip() == f"turn {turn}":
+        if line.strip().endswith(f"turn {turn}"):  # maybe after its group's label
             return seen
     raise AssertionError(f"the run ended before turn {turn}: {''.join(seen)}")
 

@@ -12,11 +12,13 @@ import importlib.util
 import json
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from tests.loopback import LoopbackServer
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONTEXT = 8192
@@ -67,7 +69,7 @@ class Exchange:
     response: str
 
 
-class RecordingProxy:
+class RecordingProxy(LoopbackServer):
     """Forwards everything to `upstream` and records each exchange; use as a context manager."""
 
     def __init__(self, upstream: str) -> None:
@@ -75,13 +77,12 @@ class RecordingProxy:
         self.exchanges: list[Exchange] = []
         self._lock = threading.Lock()
         self._client = httpx.Client(timeout=600)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(_handler(self))
 
     @property
     def base_url(self) -> str:
         """The OpenAI-style base URL coder is given (`--base-url`)."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def since(self, start: int) -> list[Exchange]:
         """The exchanges recorded after the first `start`."""
@@ -97,13 +98,8 @@ class RecordingProxy:
             self.exchanges.append(exchange)
         return answer.status_code, content_type, answer.content
 
-    def __enter__(self) -> RecordingProxy:
-        self._thread.start()
-        return self
-
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__exit__(*exc)
         self._client.close()
 
 

@@ -9,9 +9,8 @@ raw bodies, and decodes them with opentelemetry-proto's ExportTraceServiceReques
 from __future__ import annotations
 
 import gzip
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -19,6 +18,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from tests.loopback import LoopbackServer
 
 
 @dataclass
@@ -38,29 +39,19 @@ class Span:
     events: list[str] = field(default_factory=list)
 
 
-class OTLPReceiver:
+class OTLPReceiver(LoopbackServer):
     """Collects what exporters POST to /v1/traces (bodies, headers, decoded spans)."""
 
     def __init__(self) -> None:
         self.bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
         self.requests: list[ExportTraceServiceRequest] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def endpoint(self) -> str:
         """The base URL, as OTEL_EXPORTER_OTLP_ENDPOINT takes it (the exporter adds /v1/traces)."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> OTLPReceiver:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return f"http://127.0.0.1:{self.port}"
 
     def spans(self) -> list[Span]:
         return [span for request in self.requests for span in _spans(request)]

@@ -42,6 +42,9 @@ Sandbox = Annotated[
 MaxTurns = Annotated[
     int | None, Field(ge=1, description="Most model turns (at most the user's own limit).")
 ]
+AgentSeconds = Annotated[
+    float | None, Field(gt=0, description="Most seconds an agent may work (wall clock).")
+]
 Apply = Annotated[
     bool,
     Field(
@@ -72,9 +75,7 @@ async def fix(
     model: Model = None,
     sandbox: Sandbox = None,
     max_turns: MaxTurns = None,
-    time_budget: Annotated[
-        float | None, Field(gt=0, description="Most seconds an agent may work (wall clock).")
-    ] = None,
+    time_budget: AgentSeconds = None,
     apply: Apply = False,
 ) -> Data:
     """Repair the failing pytest tests of a repository and return the verified patch.
@@ -145,9 +146,7 @@ async def run(
     model: Model = None,
     sandbox: Sandbox = None,
     max_turns: MaxTurns = None,
-    time_budget: Annotated[
-        float | None, Field(gt=0, description="Most seconds the agent may work (wall clock).")
-    ] = None,
+    time_budget: AgentSeconds = None,
     apply: Apply = False,
 ) -> Data:
     """Do a free-form task in a repository with the agent, on a sandboxed copy; returns

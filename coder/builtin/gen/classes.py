@@ -13,6 +13,7 @@ from coder.builtin.gen.calls import Call, plan_calls, renamed
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
 from coder.builtin.gen.examples import doctest_calls
+from coder.builtin.gen.nodes import is_exception
 from coder.builtin.gen.objects import constructor, instances, observers
 from coder.builtin.gen.operators import BINARY, OPERATOR_FORMS, STATEMENT_FORMS
 from coder.builtin.gen.params import Param, params_of
@@ -53,7 +54,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
     target = Target(name, owner=cls.name if cls else "")
     nodes = {m.name: m for m in methods(cls)} if cls else {}
     node = nodes.get(method)
-    if cls is None or (node is None and method != "__init__") or _is_exception(cls):
+    if cls is None or (node is None and method != "__init__") or is_exception(cls):
         target.skip = "not a method of a plain class of this module"
         return target
     spelled = method in OPERATOR_FORMS or method in STATEMENT_FORMS
@@ -163,9 +164,3 @@ def _fillers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts) 
         if calls and (calls[0].args or calls[0].kwargs):
             return [calls[0]]
     return []
-
-
-def _is_exception(cls: ast.ClassDef) -> bool:
-    return any(
-        re.search(r"(Error|Exception|Warning|ABC|Protocol)$", ast.unparse(b)) for b in cls.bases
-    )

@@ -14,11 +14,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from coder.builtin.gen.nodes import Function, methods
 from coder.builtin.gen.values import literal_source
 from coder.builtin.literals import is_parsed, node_value
 
-Function = ast.FunctionDef
-"""(types.py says the same; importing it here would close a cycle through calls.py)"""
 Key = tuple[int, str]
 """A parameter: the line its function starts on, and its name."""
 MAX_SHOWN = 6
@@ -38,9 +37,9 @@ class _Callees:
             if isinstance(node, Function):
                 self.functions[node.name] = node
             elif isinstance(node, ast.ClassDef):
-                for method in _methods(node):
+                for method in methods(node):
                     self.methods.setdefault(method.name, []).append(method)
-                init = next((m for m in _methods(node) if m.name == "__init__"), None)
+                init = next((m for m in methods(node) if m.name == "__init__"), None)
                 if init is not None:
                     self.functions[node.name] = init
 
@@ -181,7 +180,3 @@ def _add(found: dict[_K, list[str]], key: _K, value: str) -> None:
     values = found.setdefault(key, [])
     if value not in values and len(values) < MAX_SHOWN:
         values.append(value)
-
-
-def _methods(cls: ast.ClassDef) -> list[Function]:
-    return [node for node in cls.body if isinstance(node, Function)]

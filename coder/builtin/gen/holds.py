@@ -6,9 +6,8 @@ its constructor (`JsonPointer("/foo")`)."""
 from __future__ import annotations
 
 import ast
-import re
 
-_NOT_PLAIN = re.compile(r"(Error|Exception|Warning|ABC|Protocol)$")
+from coder.builtin.gen.nodes import is_exception, methods
 
 
 def held_class(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.ClassDef | None:
@@ -48,7 +47,7 @@ def _reads(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.ClassDef 
 def built(cls: ast.ClassDef, shown: dict[tuple[int, str], list[str]]) -> str | None:
     """`Cls(...)` with the first value shown for each required constructor parameter
     (None when one has none)."""
-    init = next((m for m in _methods(cls) if m.name == "__init__"), None)
+    init = next((m for m in methods(cls) if m.name == "__init__"), None)
     if init is None:
         return f"{cls.name}()"
     positional = [*init.args.posonlyargs, *init.args.args][1:]
@@ -61,7 +60,7 @@ def built(cls: ast.ClassDef, shown: dict[tuple[int, str], list[str]]) -> str | N
 
 def _attributes(cls: ast.ClassDef) -> set[str]:
     """What an instance of `cls` has: its methods, class-level names and `self.x`."""
-    names = {m.name for m in _methods(cls)}
+    names = {m.name for m in methods(cls)}
     for stmt in cls.body:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -76,8 +75,4 @@ def _attributes(cls: ast.ClassDef) -> set[str]:
 
 def _plain_classes(tree: ast.Module) -> list[ast.ClassDef]:
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    return [c for c in classes if not any(_NOT_PLAIN.search(ast.unparse(b)) for b in c.bases)]
-
-
-def _methods(cls: ast.ClassDef) -> list[ast.FunctionDef]:
-    return [node for node in cls.body if isinstance(node, ast.FunctionDef)]
+    return [cls for cls in classes if not is_exception(cls)]

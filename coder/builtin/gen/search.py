@@ -59,21 +59,21 @@ def searched(
     """`parsed` with the second round's results added to the targets that left lines
     of theirs (`lines`: those no test runs) unrun or `wanted` mutants unnoticed."""
     tokens, names = module_tokens(source), signatures(ast.parse(source))
-    found: list[tuple[int, Target]] = []
-    for n, (target, results) in enumerate(parsed):
+    found: list[Target] = []
+    for target, results in parsed:
         if left_to_reach(target, results, lines, wanted(target)):
             params = target.params or names.get(target.name.split(".")[-1], [])
             probes = search_probes(target, results, tokens, params)
-            found += [(n, replace(target, probes=probes))] if probes else []
+            found += [replace(target, probes=probes)] if probes else []
     if not found:
         return parsed
-    commands = [commands_of(target) for _, target in found]
+    commands = [commands_of(target) for target in found]
     outputs = yield [
         ToolRequest("run_shell", {"command": command, "timeout": timeout})
         for chunks in commands
         for command, timeout in chunks
     ]
-    more, _ = parsed_outputs([target for _, target in found], commands, outputs)
+    more, _ = parsed_outputs(found, commands, outputs)
     added = {target.name: results for target, results in more}
     return [(target, results + added.get(target.name, [])) for target, results in parsed]
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.freeze import Freeze
+from coder.builtin.gen.nodes import Function, methods
 
-Function = ast.FunctionDef
+__all__ = ["Function", "methods"]  # re-exported: most of the generator imports them here
 
 
 @dataclass
@@ -69,10 +70,6 @@ def wrapped(call: Call, wrap: str) -> Call:
 
 def is_dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
-
-
-def methods(cls: ast.ClassDef) -> list[Function]:
-    return [node for node in cls.body if isinstance(node, Function)]
 
 
 def decorators(node: Function | ast.ClassDef) -> set[str]:

@@ -25,6 +25,7 @@ from coder.builtin.gen.types import (
     exceptions_named,
     is_dunder,
     is_generator,
+    is_procedure,
     methods,
     wrapped,
 )
@@ -78,6 +79,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         target.probes = [Probe(c) for c in made + instances(cls, facts, made[0])] if made else []
         return target
     assert node is not None
+    target.procedure = is_procedure(node)
     planned = _method_probes(cls, node, target.var, ctor, facts) if ctor is not None else []
     target.probes = [*planned[:1], *scenarios, *planned[1:]]
     if not target.probes:
@@ -110,9 +112,12 @@ def _method_probes(
     # The instances the module builds first: of two tests that notice as much, the one
     # on a telling object wins over one on an empty default instance.
     setups: list[tuple[Call, ...]] = [*[(other,) for other in others], *fillers, (new,)]
+    if qualified:  # called on the class: no instance to build
+        setups = [()]
     if _takes_another(node, params) and not qualified:
         base = calls[0] if calls else Call(callee, qualified=False)
         calls = [_with_operand(base, made, cls.name) for made in [new, *others]] + calls
+        calls += _other_kind(base, node, new)
     firsts = [c for c in calls if c.uses][: len(others) + 1] or calls[:1]
     probes = [Probe(call, setup) for call in firsts for setup in setups]
     # The other calls on the richest instance, and each once more on the next one in
@@ -152,6 +157,14 @@ def _with_operand(call: Call, made: Call, name: str) -> Call:
     return replace(
         call, args=(made.source(),), kwargs=(), label=label, origin="guess", uses=(name,)
     )
+
+
+def _other_kind(call: Call, node: Function, made: Call) -> list[Call]:
+    """`var == "abc"`: an equality's other operand of another type (the instance's own
+    first argument), which takes its not-an-instance branch."""
+    if node.name not in ("__eq__", "__ne__") or not made.args:
+        return []
+    return [replace(call, args=(made.args[0],), kwargs=(), label="another_type", uses=())]
 
 
 def _fillers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts) -> list[Call]:

@@ -47,7 +47,8 @@ def instances(cls: ast.ClassDef, facts: ModuleFacts, typical: Call) -> list[Call
     found = _documented(cls, facts) + _shown(cls, facts)
     found += _factories(cls, facts) + _filled_in(cls, facts)
     unique = {call.source(): call for call in reversed(found) if call.source() != typical.source()}
-    return sorted(unique.values(), key=found.index)[:MAX_INSTANCES]
+    chosen = sorted(unique.values(), key=found.index)[:MAX_INSTANCES]
+    return chosen + [c for c in _shown_empty(cls, facts) if c.source() != typical.source()][:1]
 
 
 def _documented(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
@@ -70,6 +71,15 @@ def _shown(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
     shown = {v.source for p in params for v in p.values if v.origin == "doctest"}
     calls = plan_calls(cls.name, params)
     return [c for c in calls if shown & {*c.args, *(v for _, v in c.kwargs)} and not _empty(c)]
+
+
+def _shown_empty(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
+    """The constructor with an empty value the module's examples show (`JsonPointer("")`,
+    the root): an edge case, last, never the typical instance."""
+    params = constructor(cls, facts) or []
+    shown = {v.source for p in params for v in p.values if v.origin == "doctest"}
+    calls = plan_calls(cls.name, params)
+    return [c for c in calls if shown & {*c.args, *(v for _, v in c.kwargs)} and _empty(c)]
 
 
 def _empty(call: Call) -> bool:

@@ -62,13 +62,36 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
         if matched and values and values[0].origin == "doctest":  # what the module shows
             head, rest = [values[0], *matched], values[1:]
         texts_ = _texts(node, arg.arg) if arg.arg in texts else []
-        values = list({v.source: v for v in [*head, *texts_, *rest]}.values())
+        other = _besides_default(default, arg.arg, facts.tree) if default is not None else []
+        values = list({v.source: v for v in [*head, *texts_, *rest, *other]}.values())
         literal = default is not None and is_parsed(node_value(default))
         shown = literal_source(default) if literal and default is not None else None
         later = tuple(n for n in partners.get(arg.arg, ()) if names.index(n) > names.index(arg.arg))
         param = Param(arg.arg, tuple(values), default is not None, keyword_only, shown, later)
         found.append(param)
     return found
+
+
+def _besides_default(default: ast.expr, name: str, tree: ast.Module) -> list[Value]:
+    """A value that takes the branch the default does not: the other bool, or None in
+    place of a sentinel (`default=_nothing` where `_nothing = object()`)."""
+    value = node_value(default)
+    if isinstance(value, bool):
+        return [Value(repr(not value), describe(repr(not value), name), "default")]
+    if isinstance(default, ast.Name) and default.id in _sentinels(tree):
+        return [Value("None", describe("None", name), "default")]
+    return []
+
+
+def _sentinels(tree: ast.Module) -> set[str]:
+    """Module-level names bound to a bare `object()`."""
+    return {
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.value) == "object()"
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
 
 
 def _hinted(

@@ -111,8 +111,9 @@ def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
         "setup": setup,
         "expr": probe.call.source(),
         "bind": target.var if target.init and not probe.verbatim else None,
-        "observe": target.observers if target.var and not probe.verbatim else [],
+        "observe": target.observers if target.var and probe.setup and not probe.verbatim else [],
         "freeze": target.freeze.spec() if target.freeze else None,
+        "argv": list(probe.argv) or None,
     }
 
 

@@ -73,7 +73,7 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
     tracer = LineTracer(str(module.__file__)) if spec.get("measure") else None
     try:
-        with _quiet(), _frozen(call.get("freeze")):
+        with _quiet(), _frozen(call.get("freeze")), _argv(call.get("argv")):
             if tracer is not None:  # what the test's set-up runs counts too
                 tracer.start()
             for statement in call["setup"]:
@@ -237,6 +237,18 @@ def _frozen(freeze: dict[str, Any] | None) -> Iterator[None]:
         for owner, attr, old in reversed(undo):
             setattr(owner, attr, old)
         os.environ.update(removed)
+
+
+@contextlib.contextmanager
+def _argv(argv: list[str] | None) -> Iterator[None]:
+    """The command line the test sets with monkeypatch, for a function that reads it."""
+    old = sys.argv
+    if argv:
+        sys.argv = list(argv)
+    try:
+        yield
+    finally:
+        sys.argv = old
 
 
 def _resolve(dotted: str) -> Any:

@@ -66,7 +66,7 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
     name = unique_name(name, taken)
     taken.add(name)
     freeze = target.freeze
-    body = [*(freeze.lines() if freeze else []), *body]
+    body = [*(freeze.lines() if freeze else []), *_argv_lines(result), *body]
     used = "\n".join(body)
     fixtures = ", ".join(f for f in ("monkeypatch", "capsys") if f"{f}." in used)
     source = f"def {name}({fixtures}):\n" + "".join(f"{line}\n" for line in _indented(body))
@@ -171,12 +171,12 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
         observed = _observed(result.after, [])
         return [f"{target.var} = {call}", *observed] if observed else None
     expected = expected_check(result, prefix)
-    nothing = result.repr == "None" and bool(target.var or target.procedure)
+    nothing = result.repr == "None" and target.procedure
+    printed = _printed(result)
     if expected is not None and not nothing:
-        return [*setup, *_assert(call, expected)]
-    if result.repr == "None" and result.stdout and len(result.stdout) <= MAX_PRINTED:
-        printed = double_quoted(repr(result.stdout))
-        return [*setup, call, f"assert capsys.readouterr().out == {printed}"]
+        return [*setup, *_assert(call, expected), *printed]
+    if result.repr == "None" and printed:
+        return [*setup, call, *printed]
     observed = _observed(result.after, result.before) if target.var else []
     return [*setup, call, *observed] if observed else None
 
@@ -189,12 +189,28 @@ def asserted(target: Target, result: Result, prefix: str) -> str:
         return "tv" if whole and pinned_message(target, result) else "t"
     if target.init and not result.probe.verbatim:
         return "a"
-    nothing = result.repr == "None" and bool(target.var or target.procedure)
+    nothing = result.repr == "None" and target.procedure
     if expected_check(result, prefix) is not None and not nothing:
-        return "v"
-    if result.repr == "None" and result.stdout and len(result.stdout) <= MAX_PRINTED:
+        return "vo" if _printed(result) else "v"
+    if result.repr == "None" and _printed(result):
         return "o"
-    return "a" if target.var and not result.probe.verbatim else ""
+    return "a" if target.var and result.probe.setup and not result.probe.verbatim else ""
+
+
+def _printed(result: Result) -> list[str]:
+    """The check of what the call printed, when it printed a little."""
+    if not result.stdout or len(result.stdout) > MAX_PRINTED:
+        return []
+    return [f"assert capsys.readouterr().out == {double_quoted(repr(result.stdout))}"]
+
+
+def _argv_lines(result: Result) -> list[str]:
+    """The command line a test of a function that reads it sets first."""
+    argv = result.probe.argv
+    if not argv:
+        return []
+    words = ", ".join(double_quoted(repr(word)) for word in argv)
+    return [f'monkeypatch.setattr("sys.argv", [{words}])']
 
 
 def pinned_message(target: Target, result: Result) -> str | None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from coder.builtin.gen.calls import plan_calls
+from coder.builtin.gen.argv import argv_readers, command_lines
+from coder.builtin.gen.calls import Call, plan_calls
 from coder.builtin.gen.classes import method_target, with_inherited
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
@@ -56,6 +57,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     classes = {name: with_inherited(node, own) for name, node in own.items()}
     targets, probed = [], 0
     messages = raise_messages(tree)
+    readers = argv_readers(tree)
     # Public names first: the targets probed go to the API, whose calls reach the helpers too.
     ordered = sorted(names or _public(functions, own), key=_priority)
     for name in ordered:
@@ -64,6 +66,8 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
             target = method_target(name, classes.get(owner), method, facts)
         else:
             target = _function_target(name, functions.get(name), facts)
+            if name in readers:
+                add_command_lines(target, command_lines(tree, module.rpartition(".")[2]))
         if not target.skip:
             probed += 1
             if probed > MAX_TARGETS:
@@ -76,6 +80,17 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
         target.volatile = bool(reaches) and target.freeze is None
         targets.append(target)
     return targets
+
+
+def add_command_lines(target: Target, lines: list[tuple[str, ...]]) -> None:
+    """Calls of a function that reads the command line, one per command line (when it
+    needs no arguments of its own)."""
+    if target.skip or len(target.params) > len(target.defaults):
+        return
+    for argv in lines:
+        words = " ".join(word.lstrip("-") for word in argv[1:])
+        call = Call(target.name, label=f"argv {words}".strip())
+        target.probes.append(Probe(call, argv=argv))
 
 
 def _priority(name: str) -> int:

@@ -24,6 +24,8 @@ class Probe:
     verbatim: bool = False
     """The setup is statements as written (a doctest's earlier lines), and the call is
     checked as a plain expression (no instance of the target's to observe)."""
+    argv: tuple[str, ...] = ()
+    """`sys.argv` while it runs, for a function that reads the command line (argv.py)."""
 
 
 @dataclass

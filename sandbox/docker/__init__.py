@@ -5,6 +5,7 @@ set-up images and building coder's image. Imports the stdlib, pydantic, the rest
 
 from sandbox.docker.declared import Declared, read_declared
 from sandbox.docker.engine import (
+    RUN_LABEL,
     bridge_available,
     check_image_tools,
     connect,
@@ -40,6 +41,7 @@ from sandbox.docker.wheels import (
 )
 
 __all__ = [
+    "RUN_LABEL",
     "WheelsUnavailable",
     "Installed",
     "installed_pins",

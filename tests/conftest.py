@@ -81,7 +81,7 @@ def require_second_docker() -> str:
             client.close()
     except SandboxError as error:
         if os.environ.get("CODER_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"CODER_REQUIRE_DOCKER=1 but the second Docker engine is not usable: {error}")
+            pytest.fail(f"CODER_REQUIRE_DOCKER=1 but no second Docker engine is usable: {error}")
         pytest.skip(f"no second Docker engine here ({error}); .ci/run starts one")
     return host
 

@@ -37,18 +37,15 @@ def no_bridge(flag: str, what: str) -> str:
 def connect(timeout: float = 30.0, engine: str | None = None) -> Any:
     """A docker client whose engine answered a ping; SandboxError naming the fix otherwise.
     `engine` (a DOCKER_HOST URL) stands in for DOCKER_HOST; the rest is read as docker's
-    CLI reads it: DOCKER_TLS_VERIFY and DOCKER_CERT_PATH for tcp://, ssh through the
-    `ssh` client (its config, agent and known hosts), the current docker context."""
-    import docker
-
+    CLI reads it: DOCKER_TLS_VERIFY and DOCKER_CERT_PATH for tcp://, ssh:// through the
+    SDK's paramiko (~/.ssh/config, known hosts, agent), else the current docker context."""
     where = engine_name(engine)
     problem = _settings_problem(where)
     if problem is not None:
         raise SandboxUnavailable(problem)
     client = None
     try:
-        environment = None if engine is None else {**os.environ, "DOCKER_HOST": engine}
-        client = docker.from_env(timeout=int(timeout), environment=environment)
+        client = _client(engine, int(timeout))
         client.ping()
         client.coder_engine = where  # named in errors (see `engine_of`)
         return client
@@ -57,6 +54,33 @@ def connect(timeout: float = 30.0, engine: str | None = None) -> Any:
     # Outside the except block, so the traceback no longer holds the failed socket.
     _discard(client)
     raise SandboxUnavailable(f"no Docker engine answers ({reason} at {where}); {_hint(where)}")
+
+
+def _client(engine: str | None, timeout: int) -> Any:
+    """docker.from_env's client; over TLS one that keeps to DOCKER_CERT_PATH's ca.pem,
+    which requests would replace by REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE if set."""
+    import docker
+    from docker.constants import MINIMUM_DOCKER_API_VERSION
+    from docker.utils import kwargs_from_env
+
+    environment = {**os.environ, "DOCKER_HOST": engine} if engine else dict(os.environ)
+    settings = kwargs_from_env(environment=environment)
+    if "tls" not in settings:
+        return docker.from_env(timeout=timeout, environment=environment)
+    probe = _tls_client(settings, MINIMUM_DOCKER_API_VERSION, timeout)
+    try:  # from_env's version "auto", asked the same way
+        version = probe.api.version(api_version=False)["ApiVersion"]
+    finally:
+        probe.close()
+    return _tls_client(settings, version, timeout)
+
+
+def _tls_client(settings: dict[str, Any], version: str, timeout: int) -> Any:
+    import docker
+
+    client = docker.DockerClient(version=version, timeout=timeout, **settings)
+    client.api.trust_env = False  # the CA is DOCKER_CERT_PATH's, whatever the environment
+    return client
 
 
 def engine_name(engine: str | None = None) -> str:

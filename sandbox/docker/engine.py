@@ -6,6 +6,7 @@ import gc
 import importlib.util
 import os
 import socket
+import ssl
 import warnings
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ def connect(timeout: float = 30.0, engine: str | None = None) -> Any:
     """A docker client whose engine answered a ping; SandboxError naming the fix otherwise.
     `engine` (a DOCKER_HOST URL) stands in for DOCKER_HOST; the rest is read as docker's
     CLI reads it: DOCKER_TLS_VERIFY and DOCKER_CERT_PATH for tcp://, ssh:// through the
-    SDK's paramiko (~/.ssh/config, known hosts, agent), else the current docker context."""
+    SDK's paramiko (~/.ssh/config, known hosts, agent)."""
     where = engine_name(engine)
     problem = _settings_problem(where)
     if problem is not None:
@@ -239,14 +240,24 @@ def _still_owned(attrs: dict[str, Any]) -> bool:
 
 def _first_line(error: BaseException) -> str:
     """Why the engine did not answer, whole and short: the system's own words from the
-    deepest OSError (docker-py nests it three wrappers down), with where it was asked."""
+    deepest OSError (docker-py nests it three wrappers down, urllib3 in `reason` or args)."""
     cause: BaseException | None = error
     root: OSError | None = None
-    while cause is not None:
+    seen: set[int] = set()
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
         if isinstance(cause, OSError) and cause.strerror:
             root = cause
-        cause = cause.__cause__ or cause.__context__ or getattr(cause, "reason", None)
+        inner = [a for a in cause.args[:1] if isinstance(a, BaseException)]
+        cause = (
+            cause.__cause__
+            or cause.__context__
+            or getattr(cause, "reason", None)
+            or (inner[0] if inner else None)
+        )
         cause = cause if isinstance(cause, BaseException) else None
+    if isinstance(root, ssl.SSLEOFError):
+        return "the engine ended the TLS handshake: it does not accept your client certificate"
     if root is not None:
         return str(root.strerror)
     text = str(error).strip().splitlines()

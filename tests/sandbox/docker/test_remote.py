@@ -176,7 +176,11 @@ def test_fix_runs_through_a_tls_engine_on_tcp(
 @pytest.mark.docker
 @pytest.mark.parametrize(
     ("certs", "said"),
-    [("stranger", "certificate verify failed"), ("no-key", "needs key.pem in")],
+    [
+        ("stranger", "certificate verify failed"),  # the engine's is not from our CA
+        ("refused", "does not accept your client certificate"),  # not from the engine's CA
+        ("no-key", "needs key.pem in"),
+    ],
 )
 def test_wrong_certificates_are_refused_in_one_line(
     certs: str,
@@ -187,8 +191,12 @@ def test_wrong_certificates_are_refused_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     folder = tls_engine.stranger
+    if certs != "stranger":
+        folder = Path(shutil.copytree(tls_engine.client, tmp_path / certs))
+    if certs == "refused":
+        shutil.copy(tls_engine.stranger / "cert.pem", folder / "cert.pem")
+        shutil.copy(tls_engine.stranger / "key.pem", folder / "key.pem")
     if certs == "no-key":
-        folder = Path(shutil.copytree(tls_engine.client, tmp_path / "no-key"))
         (folder / "key.pem").unlink()
     repo = fixture_repo("fix_expected_value", tmp_path)
     code = _fix(repo, monkeypatch, tls_engine.address, folder)
@@ -196,6 +204,7 @@ def test_wrong_certificates_are_refused_in_one_line(
     assert code == 2 and not out and "Traceback" not in err
     (line,) = [line for line in err.splitlines() if tls_engine.address in line]
     assert said in line, err
+    print(line)  # what the user reads, for `pytest -s`
 
 
 def test_an_ssh_engine_that_cannot_be_reached_is_one_line(

@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
+import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -128,3 +130,23 @@ def test_fix_with_two_jobs_runs_on_both_engines_and_makes_the_one_engine_patch(
     assert (len(on_main), len(on_second)) == (2, 1), (on_main, on_second)
     assert spread["patch"] == alone["patch"] and "double(2) == 6" in spread["patch"]
     assert spread["after"] == alone["after"] == {"passed": 4, "failed": 0, "errors": 0}
+
+
+@pytest.mark.docker
+def test_doctor_checks_every_engine_and_names_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_docker().close()
+    second = require_second_docker()
+    main_engine = os.environ.get("DOCKER_HOST") or MAIN
+    with socket.socket() as probe:  # a port nothing listens on once this closes
+        probe.bind(("127.0.0.1", 0))
+        closed = f"tcp://127.0.0.1:{probe.getsockname()[1]}"
+    monkeypatch.setenv("CODER_ENGINES", ",".join([main_engine, second, closed]))
+    main(["doctor", "--repo", str(write_tree(tmp_path / "repo", {"pyproject.toml": ""}))])
+    lines = capsys.readouterr().out.splitlines()
+    engines = [line.split()[-1] for line in lines if re.match(r"\s*docker engine\s+ok ", line)]
+    assert engines == [main_engine, second]
+    (down,) = [line for line in lines if closed in line and "docker engine" in line]
+    assert "warn" in down and f"no Docker engine answers (Connection refused at {closed})" in down
+    assert sum("sandbox image" in line and "ok" in line for line in lines) == 2

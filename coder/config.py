@@ -19,14 +19,14 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, ValidationError
 
 from coder.errors import ConfigError as ConfigError
 from coder.variables import setting_variables, unknown_variables
 from sandbox import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
-from sandbox.docker import DEFAULT_IMAGE
+from sandbox.docker import DEFAULT_IMAGE, engine_list
 from tools import DEFAULT_SHELL_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
 Trust = Literal["key", "guard", "work"]
@@ -37,14 +37,13 @@ TRUST: dict[Trust, frozenset[str]] = {
     # How strong the isolation and the supervision are (a repository lowering confirm
     # would override the user's file).
     "guard": frozenset(
-        {"sandbox", "network", "setup_network", "unsafe_no_isolation", "confirm"}
+        {"sandbox", "network", "setup_network", "unsafe_no_isolation", "confirm", "engines"}
         # python: the interpreter's folders are shown again inside bubblewrap's hidden home.
         | {"sandbox_memory_mb", "sandbox_cpus", "sandbox_pids", "python"}
     ),
-    # The work, which the repository may tune. image is safe here: coder never pulls (a
-    # repository can only name an image already on the machine), coder's container
-    # options set the isolation (user, capabilities, network, read-only root, limits)
-    # whatever the image, and the repository already chooses the code run inside.
+    # The work, which the repository may tune. image is safe: coder never pulls (only an
+    # image already here can be named), its container options set the isolation whatever
+    # the image, and the repository already chooses the code run inside.
     "work": frozenset(
         {"max_turns", "token_budget", "wall_clock", "context_tokens", "temperature"}
         | {"shell_timeout", "test_timeout", "request_timeout", "setup", "image", "deps"}
@@ -109,6 +108,8 @@ class Settings(BaseModel):
     """Give the sandbox a network. Only the --network flag can turn this on."""
     setup_network: bool = False
     """Give the --setup command a network. Only the --setup-network flag can turn this on."""
+    engines: Annotated[list[str], BeforeValidator(engine_list)] = []
+    """Docker engines (DOCKER_HOST URLs) a run spreads its sandboxes over; empty: DOCKER_HOST."""
     python: str | None = None
     """The local sandbox's interpreter; None: the project's own (see sandbox/pythons.py)."""
     deps: Literal["auto", "declared", "off"] = "auto"

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 ENV_ALIASES = {"LLM_BASE_URL": "base_url", "LLM_API_KEY": "api_key", "LLM_MODEL": "model"}
 OWN_VARIABLES = frozenset(
     {"CODER_CONFIG", "CODER_REQUIRE_DOCKER", "CODER_TEST_IMAGE", "CODER_TEST_APPLY_PAUSE"}
+    | {"CODER_SECOND_DOCKER_HOST"}  # tests of several engines (.ci/run starts it)
     | {"CODER_REBUILD", "CODER_DEBIAN_SUITE"}  # sandbox/image/build-offline.sh
 )
 """coder's variables that are no setting: its config file, its tests', its image build's."""

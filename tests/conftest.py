@@ -62,6 +62,30 @@ def require_docker() -> Any:
     return client
 
 
+SECOND_ENGINE = "CODER_SECOND_DOCKER_HOST"
+"""Names a second Docker engine on this machine (.ci/run starts one: sandbox/image/
+start-dockerd.sh NAME), holding the test image too."""
+
+
+def require_second_docker() -> str:
+    """The second engine's address, its image checked; skip without one, fail instead
+    when CODER_REQUIRE_DOCKER=1."""
+    host = os.environ.get(SECOND_ENGINE, "")
+    try:
+        if not host:
+            raise SandboxError(f"{SECOND_ENGINE} is not set")
+        client = connect(timeout=10, engine=host)
+        try:
+            require_image(client, TEST_IMAGE)
+        finally:
+            client.close()
+    except SandboxError as error:
+        if os.environ.get("CODER_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"CODER_REQUIRE_DOCKER=1 but no second Docker engine is usable: {error}")
+        pytest.skip(f"no second Docker engine here ({error}); .ci/run starts one")
+    return host
+
+
 @pytest.fixture
 def docker_client() -> Iterator[Any]:
     """The docker SDK client for the engine the tests use (see require_docker)."""

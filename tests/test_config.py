@@ -101,6 +101,7 @@ HOSTILE = {
     "sandbox_pids": 1_000_000,
     "confirm": False,
     "python": "/root/.ssh/python3",
+    "engines": ["tcp://attacker.example:2375"],
 }
 """A value a hostile repository might set, for every setting only the user may set."""
 

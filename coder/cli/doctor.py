@@ -27,7 +27,7 @@ from sandbox import (
     bubblewrap_problem,
     choose_python,
 )
-from sandbox.docker import check_image_tools, connect
+from sandbox.docker import check_image_tools, connect, engine_of
 from sandbox.pythons import finds_pytest
 
 Row = tuple[str, str, str]
@@ -116,9 +116,21 @@ def _provider_key(spec: str) -> bool:
 
 
 def _docker_checks(settings: Settings) -> tuple[list[Row], bool]:
+    """The engine and image rows of each engine a run would use (settings.engines, else
+    DOCKER_HOST or the default socket); ok only when all of them can run a sandbox."""
+    rows, ready = [], True
+    engines: list[str | None] = [*settings.engines] or [None]
+    for engine in engines:
+        more, fine = _engine_checks(settings, engine)
+        rows += more
+        ready = ready and fine
+    return rows, ready
+
+
+def _engine_checks(settings: Settings, engine: str | None) -> tuple[list[Row], bool]:
     wanted = "fail" if settings.sandbox == "docker" else "warn"
     try:
-        client = connect(timeout=5)
+        client = connect(timeout=5, engine=engine)
     except SandboxUnavailable as error:
         return [("docker engine", wanted, str(error))], False
     try:
@@ -128,7 +140,8 @@ def _docker_checks(settings: Settings) -> tuple[list[Row], bool]:
 
 
 def _image_rows(client: Any, settings: Settings, wanted: str) -> tuple[list[Row], bool]:
-    engine = ("docker engine", "ok", f"Docker {client.version().get('Version', '?')}")
+    version = client.version().get("Version", "?")
+    engine = ("docker engine", "ok", f"Docker {version} at {engine_of(client)}")
     problem = check_image_tools(client, settings.image)
     if problem is None:
         return [engine, ("sandbox image", "ok", f"{settings.image} (python3 + pytest)")], True

@@ -43,11 +43,14 @@ def cache_dir() -> Path:
     return Path(base) / "coder"
 
 
-def prepared_image(settings: Settings, repo: Path, info: Say, warn: Say) -> str:
-    """The image the run's container starts from (see the module docstring)."""
+def prepared_image(
+    settings: Settings, repo: Path, info: Say, warn: Say, engine: str | None = None
+) -> str:
+    """The image the run's container starts from on `engine` (see the module docstring):
+    each engine keeps its own set-up images, built there the first time they are needed."""
     if settings.deps == "off" and not settings.setup and not settings.network:
         return settings.image
-    client = connect(timeout=5)  # SandboxUnavailable names how to start an engine
+    client = connect(timeout=5, engine=engine)  # SandboxUnavailable names how to start one
     try:
         require_image(client, settings.image)  # missing: one line naming how to build it
         if settings.network and not bridge_available(client):

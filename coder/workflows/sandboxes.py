@@ -37,34 +37,63 @@ def open_sandbox(
     warn: Say,
     run_id: str = "adhoc",
     info: Say | None = None,
-    *,
     builtin: bool = False,
+    engine: str | None = None,
+    python_path: tuple[str, ...] = (),
 ) -> Sandbox:
-    """A sandbox (not yet entered) holding a copy of `repo`; Docker set-up already done.
-    `builtin`: the session's model is an offline engine (see the module docstring)."""
+    """A sandbox (not yet entered) holding a copy of `repo`, Docker set-up already done,
+    its tests importing `python_path` first. `builtin`: the session's model is an offline
+    engine (see the module docstring); `engine`: the Docker engine (None: DOCKER_HOST)."""
+    sandbox = _open(settings, repo, warn, run_id, info, builtin, engine)
+    if python_path:
+        sandbox.set_python_path(python_path)
+    return sandbox
+
+
+def _open(
+    settings: Settings,
+    repo: Path,
+    warn: Say,
+    run_id: str,
+    info: Say | None,
+    builtin: bool,
+    engine: str | None,
+) -> Sandbox:
     if settings.sandbox == "local":
         return _local(settings, repo, warn, builtin)
     docker_problem = None if settings.sandbox == "docker" else _docker_problem(settings)
     if docker_problem is None:
         # Quiet sandboxes (info None) say nothing, warnings about the set-up included.
-        return _docker(settings, repo, run_id, info or _silent, warn if info else _silent)
+        say = (info or _silent, warn if info else _silent)
+        return _docker(settings, repo, run_id, engine, say)
     local = _local(settings, repo, warn, builtin, docker_problem)
     warn(f"{docker_problem}; using {local.isolation}")
     return local
 
 
 def _docker_problem(settings: Settings) -> str | None:
-    """Why `auto` cannot use Docker here (no engine, or no image to run), or None."""
+    """Why `auto` cannot use Docker here (an engine that does not answer, or has no image
+    to run), or None. Every engine of `settings.engines` is asked."""
+    engines: list[str | None] = [*settings.engines] or [None]
+    for engine in engines:
+        problem = _engine_problem(settings, engine)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _engine_problem(settings: Settings, engine: str | None) -> str | None:
+    where = "" if engine is None else f" at {engine}"
     try:
-        client = connect(timeout=3)
+        client = connect(timeout=3, engine=engine)
     except SandboxUnavailable:
-        return "no Docker engine answers"
+        return f"no Docker engine answers{where}"
     try:
         if not settings.setup:  # a set-up image is built from settings.image: same check
             require_image(client, settings.image)
     except SandboxUnavailable:
         return (
-            f"the Docker engine has no image {settings.image!r} "
+            f"the Docker engine{where} has no image {settings.image!r} "
             "(build it once with `coder sandbox build --offline`)"
         )
     finally:
@@ -135,9 +164,13 @@ def _silent(_: str) -> None:
     return None
 
 
-def _docker(settings: Settings, repo: Path, run_id: str, info: Say, warn: Say) -> DockerSandbox:
-    image = prepared_image(settings, repo, info, warn)
+def _docker(
+    settings: Settings, repo: Path, run_id: str, engine: str | None, say: tuple[Say, Say]
+) -> DockerSandbox:
+    info, warn = say
+    image = prepared_image(settings, repo, info, warn, engine)
     config = DockerSandboxConfig(
+        engine=engine,
         image=image,
         default_timeout=settings.shell_timeout,
         run_id=run_id,

@@ -24,6 +24,7 @@ from coder.delivery.runs import RunDir, create_run_dir
 from coder.models import Model, model_from_settings
 from coder.models.presets import BUILTIN
 from coder.redaction import Redactor
+from coder.workflows.engines import EnginePool, LeasedSandbox
 from coder.workflows.history import with_history
 from coder.workflows.sandboxes import open_sandbox, require_isolation
 from sandbox import (
@@ -95,6 +96,11 @@ class Session:
     """The interpreter the tests run with, once the environment check found it."""
     python_path: tuple[str, ...] = ()
     """Workspace folders first on PYTHONPATH in every sandbox (see workflows/environment.py)."""
+    engines: EnginePool = field(init=False)
+    """The Docker engines the run's sandboxes are spread over (settings.engines)."""
+
+    def __post_init__(self) -> None:
+        self.engines = EnginePool(self.settings.engines)
 
     @classmethod
     def start(
@@ -120,9 +126,9 @@ class Session:
     def repo(self) -> Path:
         return self.files.repo
 
-    def open_sandbox(self, *, quiet: bool = False) -> Sandbox:
-        """A sandbox (to enter) holding a copy of the repository; `quiet` keeps the
-        set-up lines to the first one a run opens."""
+    def open_sandbox(self, *, quiet: bool = False) -> LeasedSandbox:
+        """A sandbox (to enter) holding a copy of the repository, on the least busy of the
+        run's engines; `quiet` keeps the set-up lines to the first one a run opens."""
         info = None if quiet else self.hooks.info
         warn, run_id, builtin = self.hooks.warn, self.run_dir.run_id, is_builtin(self.model)
         if not quiet:
@@ -131,10 +137,10 @@ class Session:
                     f"{path} ({size_text(size)}) is left out of the sandbox: files over "
                     f"{size_text(MAX_COPY_BYTES)} are not copied (data or build artifacts)"
                 )
-        sandbox = open_sandbox(self.settings, self.repo, warn, run_id, info, builtin=builtin)
-        if self.python_path:
-            sandbox.set_python_path(self.python_path)
-        return sandbox
+        settings, repo, first = self.settings, self.repo, self.python_path
+        return self.engines.leased(
+            lambda engine: open_sandbox(settings, repo, warn, run_id, info, builtin, engine, first)
+        )
 
     def agent(
         self,

@@ -5,10 +5,14 @@ set-up images and building coder's image. Imports the stdlib, pydantic, the rest
 
 from sandbox.docker.declared import Declared, read_declared
 from sandbox.docker.engine import (
+    RUN_LABEL,
     bridge_available,
     check_image_tools,
     connect,
     engine_available,
+    engine_list,
+    engine_name,
+    engine_of,
     no_bridge,
     owner_labels,
     prune,
@@ -37,6 +41,7 @@ from sandbox.docker.wheels import (
 )
 
 __all__ = [
+    "RUN_LABEL",
     "WheelsUnavailable",
     "Installed",
     "installed_pins",
@@ -57,6 +62,9 @@ __all__ = [
     "dependency_files",
     "download",
     "engine_available",
+    "engine_list",
+    "engine_name",
+    "engine_of",
     "image_facts",
     "image_reference_problem",
     "missing",

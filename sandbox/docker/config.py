@@ -44,6 +44,9 @@ class DockerSandboxConfig(BaseModel):
     """The container's main process exits after this long, so an orphan dies on its own."""
     default_timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
     """Seconds a command may run when exec() is given no timeout."""
+    engine: str | None = None
+    """The Docker engine, as a DOCKER_HOST URL (unix://, tcp://, ssh://); None: DOCKER_HOST
+    or the default socket."""
     run_id: str = "adhoc"
     """Written into the container's labels so crashed runs can be found and pruned."""
 

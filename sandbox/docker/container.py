@@ -14,7 +14,7 @@ import secrets
 from typing import Any
 
 from sandbox.base import SandboxError, SandboxGone, SandboxUnavailable
-from sandbox.docker.engine import START_HINT
+from sandbox.docker.engine import START_HINT, engine_of
 from sandbox.shield import deferred_interrupts
 
 _UNSAFE_NAME = re.compile(r"[^a-zA-Z0-9_.-]")
@@ -77,7 +77,8 @@ def gone_reason(client: Any, container: Any, memory_mb: int) -> str | None:
     except docker.errors.NotFound:
         return f"the sandbox container {short} was removed while the run used it"
     except Exception as error:
-        return f"the Docker engine stopped answering ({_first_line(error)}); {START_HINT}"
+        why = _first_line(error)
+        return f"the Docker engine at {engine_of(client)} stopped answering ({why}); {START_HINT}"
     state = attrs.get("State") or {}
     if state.get("Status") == "removing":
         return f"the sandbox container {short} was removed while the run used it"

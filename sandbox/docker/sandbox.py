@@ -100,7 +100,7 @@ class DockerSandbox(Lifecycle):
     def start(self) -> None:
         if not self.source.is_dir():
             raise SandboxError(f"cannot copy {self.source} into a sandbox: not a folder")
-        client = self._client = connect()
+        client = self._client = connect(engine=self.config.engine)
         require_image(client, self.config.image)
         archive, self._manifest, self.skipped = tar_of_tree(self.source)
         hold: builtins.list[Any] = []

@@ -8,6 +8,7 @@ it is never listed, never reported as a change, and never copied in from the use
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol, Self
@@ -100,6 +101,10 @@ class Sandbox(Protocol):
 
     def write(self, path: str, data: bytes) -> None:
         """Write a file, creating parent folders."""
+        ...
+
+    def write_many(self, files: Mapping[str, bytes]) -> None:
+        """Write several files, creating parent folders: one round trip where it can."""
         ...
 
     def list(self, path: str = ".") -> list[str]:

@@ -13,6 +13,7 @@ import errno
 import os
 import shlex
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -192,6 +193,10 @@ class LocalSandbox(Lifecycle):
                     f"while writing {path!r}; free some space or point TMPDIR elsewhere"
                 ) from None
             raise SandboxError(f"cannot write {path!r}: {error.strerror}") from None
+
+    def write_many(self, files: Mapping[str, bytes]) -> None:
+        for path, data in files.items():
+            self.write(path, data)
 
     def list(self, path: str = ".") -> list[str]:
         """Every file under `path`, sorted; a file lists itself; IGNORED_DIRS are skipped."""

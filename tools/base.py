@@ -139,10 +139,9 @@ class ToolContext:
 
     def flush(self) -> None:
         """Make the deferred writes in the sandbox, in the order they were written."""
-        while self.pending:
-            path = next(iter(self.pending))
-            self.sandbox.write(path, self.pending[path])
-            del self.pending[path]
+        if self.pending:
+            self.sandbox.write_many(self.pending)
+            self.pending.clear()
 
     def approved(self, action: str, detail: str) -> bool:
         return self.approve is None or self.approve(action, detail)

@@ -62,11 +62,14 @@ if op == "read":
     if not os.path.isfile(real): fail(4, "missing")
     if os.path.getsize(real) > LIMIT: fail(6, str(os.path.getsize(real)))
     sys.stdout.buffer.write(open(real, "rb").read())
-elif op == "check-write":
-    if os.path.isdir(real): fail(5, "folder")
-    parent = os.path.dirname(real)
-    while not os.path.exists(parent): parent = os.path.dirname(parent)
-    if not inside(os.path.realpath(parent)): fail(3, "outside")
+elif op == "check-write":  # PATH is a JSON list; a failure names the index of its path
+    for index, one in enumerate(json.loads(rel)):
+        real = os.path.realpath(os.path.join(ROOT, one))
+        if not inside(real): fail(3, str(index))
+        if os.path.isdir(real): fail(5, str(index))
+        parent = os.path.dirname(real)
+        while not os.path.exists(parent): parent = os.path.dirname(parent)
+        if not inside(os.path.realpath(parent)): fail(3, str(index))
 elif op == "list":
     if os.path.isfile(real): print(json.dumps([os.path.relpath(target, ROOT)])); sys.exit(0)
     if not os.path.isdir(real): fail(4, "missing")
@@ -187,21 +190,6 @@ def _add_entry(
         manifest[relative] = file_digest(full)
 
 
-def tar_of_file(path: str, data: bytes) -> bytes:
-    """An archive holding one file and its parent folders, owned by the sandbox user."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        parts = path.split("/")
-        for depth in range(1, len(parts)):
-            folder = tarfile.TarInfo("/".join(parts[:depth]))
-            folder.type, folder.mode = tarfile.DIRTYPE, 0o755
-            _own(archive, folder)
-        info = tarfile.TarInfo(path)
-        info.size, info.mode = len(data), 0o644
-        _own(archive, info, io.BytesIO(data))
-    return buffer.getvalue()
-
-
 def inventory_of_archive(
     chunks: Iterable[bytes], manifest: Mapping[str, str], keep: int = 0
 ) -> Inventory:
@@ -276,9 +264,9 @@ def _add(archive: tarfile.TarFile, full: Path, relative: str) -> bool:
     info = archive.gettarinfo(str(full), arcname=relative)
     if info.isfile():
         with open(full, "rb") as handle:
-            _own(archive, info, handle)
+            add_owned(archive, info, handle)
     else:
-        _own(archive, info)
+        add_owned(archive, info)
     return True
 
 
@@ -290,7 +278,7 @@ def _leads_out(relative: str, target: str) -> bool:
     return joined == ".." or joined.startswith("../")
 
 
-def _own(
+def add_owned(
     archive: tarfile.TarFile, info: tarfile.TarInfo, data: io.BufferedIOBase | None = None
 ) -> None:
     info.uid = info.gid = SANDBOX_UID

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -42,10 +42,10 @@ from sandbox.docker.files import (
     inventory_of_archive,
     listed_paths,
     open_workspace,
-    tar_of_file,
     tar_of_tree,
 )
 from sandbox.docker.view import VIEW_FILE_BYTES, WorkspaceView
+from sandbox.docker.writes import write_files
 from sandbox.paths import checked_changes, clean_relative, too_large
 
 T = TypeVar("T")
@@ -108,7 +108,8 @@ class DockerSandbox(Lifecycle):
             options = container_options(self.config)
             create_and_start(client, options, hold)
             self._container = hold[0]
-            self._engine(lambda: self._copy_in(archive))
+            if not self._put(archive):
+                raise SandboxError("could not copy the repository into the container")
             self._engine(lambda: open_workspace(self._started(), self.config.image))
             self._check_tools()
         except BaseException:
@@ -117,10 +118,6 @@ class DockerSandbox(Lifecycle):
             raise
         finally:
             archive.close()
-
-    def _copy_in(self, archive: IO[bytes]) -> None:
-        if not self._started().put_archive(WORKSPACE, archive):
-            raise SandboxError("could not copy the repository into the container")
 
     def close(self) -> None:
         container, self._container = self._container, None
@@ -173,17 +170,18 @@ class DockerSandbox(Lifecycle):
         return out
 
     def write(self, path: str, data: bytes) -> None:
-        relative = clean_relative(path)
-        if relative == ".":
-            raise SandboxError("cannot write to the workspace root itself; name a file")
+        self.write_many({path: data})
+
+    def write_many(self, files: Mapping[str, bytes]) -> None:
+        """The files in one archive, after one check inside at most (writes.py)."""
         view, self._view = self._view, None
-        if view is None or not view.regular(relative):  # else the archive showed it safe
-            code, _, err = self._run(helper_command("check-write", relative), workdir="/")
-            check_helper(code, err, path)
-        archive = tar_of_file(relative, data)
-        if not self._engine(lambda: self._started().put_archive(WORKSPACE, archive)):
-            raise SandboxError(f"cannot write {path!r} in the container")
-        self._view = view.wrote(relative, data, self._manifest.get(relative)) if view else None
+        self._view = write_files(files, view, self._manifest, self._helper, self._put)
+
+    def _helper(self, argv: builtins.list[str]) -> tuple[int, bytes, str]:
+        return self._run(argv, workdir="/")
+
+    def _put(self, archive: bytes | IO[bytes]) -> bool:
+        return bool(self._engine(lambda: self._started().put_archive(WORKSPACE, archive)))
 
     def list(self, path: str = ".") -> list[str]:
         code, out, err = self._run(helper_command("list", clean_relative(path)), workdir="/")

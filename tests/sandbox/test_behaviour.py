@@ -157,6 +157,28 @@ def test_symlinks_out_of_the_workspace_are_refused(sandbox: Sandbox, tmp_path: P
     assert "file_out" not in sandbox.list()
 
 
+def test_write_many_writes_every_file_with_its_folders(sandbox: Sandbox) -> None:
+    sandbox.exec("true")  # after a command, nothing is known of the files: all are checked
+    files = {"src/app.py": b"changed\n", "a/b/c/new.py": b"new\n", "top.txt": b"top\n"}
+    sandbox.write_many(files)
+    assert {path: sandbox.read(path) for path in files} == files
+    assert {path: data for path, data in sandbox.changes().items() if path in files} == files
+    assert "a/b/c/new.py" in sandbox.list("a")
+
+
+def test_write_many_refuses_a_path_out_of_the_workspace_and_names_it(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    target = tmp_path / "outside"
+    target.mkdir()
+    sandbox.exec(f"ln -s {target} dir_out")
+    with pytest.raises(PathOutsideWorkspace, match="dir_out/new.txt"):
+        sandbox.write_many({"fine.txt": b"ok", "dir_out/new.txt": b"pwned"})
+    assert list(target.iterdir()) == []
+    with pytest.raises(SandboxError, match="'src'"):
+        sandbox.write_many({"fine.txt": b"ok", "src": b"not a folder"})
+
+
 @pytest.fixture
 def listening_port() -> Iterator[int]:
     with socket.socket() as server:

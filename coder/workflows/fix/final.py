@@ -140,8 +140,7 @@ def _without_overlaps(
 
 
 def _apply(sandbox: Sandbox, changes: Changes) -> None:
-    for path, data in sorted(changes.items()):
-        if data is None:
-            sandbox.exec(f"rm -f -- {shlex.quote(path)}")
-        else:
-            sandbox.write(path, data)
+    gone = [shlex.quote(path) for path, data in sorted(changes.items()) if data is None]
+    if gone:
+        sandbox.exec(f"rm -f -- {' '.join(gone)}")
+    sandbox.write_many({path: data for path, data in sorted(changes.items()) if data is not None})

@@ -160,9 +160,7 @@ def _put(sandbox: Sandbox, files: Mapping[str, bytes | None]) -> None:
     """Write (or remove) the files, and drop their cached bytecode."""
     if not files:
         return
-    for path, data in files.items():
-        if data is not None:
-            sandbox.write(path, data)
+    sandbox.write_many({path: data for path, data in files.items() if data is not None})
     commands = [f"rm -f -- {shlex.quote(path)}" for path, data in files.items() if data is None]
     for path in files:
         folder, _, name = path.rpartition("/")

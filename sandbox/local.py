@@ -10,6 +10,7 @@ then only protects the user's tree from edits through the sandbox's own paths.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import shlex
 import tempfile
@@ -22,6 +23,7 @@ from sandbox.base import (
     DEFAULT_MEMORY_MB,
     DEFAULT_PROCESSES,
     DEFAULT_TIMEOUT,
+    IGNORED_DIRS,
     ExecResult,
     Lifecycle,
     SandboxError,
@@ -72,6 +74,8 @@ class LocalSandbox(Lifecycle):
         self._manifest: dict[str, str] = {}
         self._python: Python | None = None
         self._python_path: tuple[str, ...] = ()
+        self._changes: dict[str, bytes | None] | None = None
+        """The last `changes()` with coder's writes since laid over it, until a command."""
         self.skipped: dict[str, int] = {}
         """Files left out of the copy (over MAX_COPY_BYTES), with their sizes."""
 
@@ -107,7 +111,7 @@ class LocalSandbox(Lifecycle):
         self._python_path = tuple(clean_relative(folder) for folder in folders)
 
     def close(self) -> None:
-        base, self._base = self._base, None
+        base, self._base, self._changes = self._base, None, None
         if base is not None and not self.config.keep_workspace:
             with deferred_interrupts():
                 remove_tree(base)
@@ -133,6 +137,7 @@ class LocalSandbox(Lifecycle):
     def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         """Run `command` with the shell in the workspace root; kill its tree on timeout."""
         base = self._started()
+        self._changes = None  # anything run may change the files
         env = scrub_environment(os.environ) | {
             "HOME": str(base / "home"),
             "TMPDIR": str(base / "tmp"),
@@ -183,6 +188,7 @@ class LocalSandbox(Lifecycle):
         target = resolve_inside(self.root, path)
         if target == self.root:
             raise SandboxError("cannot write to the workspace root itself; name a file")
+        known, self._changes = self._changes, None
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
@@ -193,6 +199,7 @@ class LocalSandbox(Lifecycle):
                     f"while writing {path!r}; free some space or point TMPDIR elsewhere"
                 ) from None
             raise SandboxError(f"cannot write {path!r}: {error.strerror}") from None
+        self._changes = _with_write(known, (path, target, data), self.root, self._manifest)
 
     def write_many(self, files: Mapping[str, bytes]) -> None:
         for path, data in files.items():
@@ -217,7 +224,10 @@ class LocalSandbox(Lifecycle):
     def changes(self) -> dict[str, bytes | None]:
         """Regular files new or modified since the copy (their bytes), or deleted (None),
         read without following a symlink and checked by `sandbox.paths.checked_changes`."""
-        return inventory_of_tree(self.root, self._manifest).changes()
+        self._started()  # a removed copy says so, even with the changes known
+        if self._changes is None:  # one walk of the tree until a command runs
+            self._changes = inventory_of_tree(self.root, self._manifest).changes()
+        return dict(self._changes)
 
     def _started(self) -> Path:
         if self._base is None:
@@ -241,3 +251,25 @@ def _write_shims(folder: Path, executable: str) -> None:
         shim = folder / name
         shim.write_text(f'#!/bin/sh\nexec {shlex.quote(executable)} "$@"\n', encoding="utf-8")
         shim.chmod(0o755)
+
+
+def _with_write(
+    known: dict[str, bytes | None] | None,
+    written: tuple[str, Path, bytes],
+    root: Path,
+    manifest: Mapping[str, str],
+) -> dict[str, bytes | None] | None:
+    """`known` changes after `written` (the path given, the real target, the bytes), or
+    None (walk the tree again) unless `changes()` would report that path as written: no
+    symlink on the way and no ignored folder."""
+    path, target, data = written
+    relative = clean_relative(path)
+    plain = Path(os.path.realpath(root), relative) == target
+    if known is None or not plain or IGNORED_DIRS.intersection(relative.split("/")):
+        return None
+    known = dict(known)
+    if hashlib.sha256(data).hexdigest() == manifest.get(relative):
+        known.pop(relative, None)
+    else:
+        known[relative] = data
+    return known

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from sandbox import Sandbox, SandboxError, SandboxGone
 from tools.harness.testrun import TestRun
+from tools.schema import parameters_schema
 
 Args = TypeVar("Args", bound=BaseModel)
 
@@ -99,6 +100,9 @@ class ToolContext:
     """While a batch of calls runs (`batched`): the files write_file and edit_file have
     written, made in the sandbox at once when the batch ends or before any other tool
     runs, so many edits of one file cost one transfer. None: writes are made at once."""
+    handover: Callable[[dict[str, bytes]], None] | None = None
+    """Takes the batch's writes before a `run_tests` instead of making them: the runner
+    (fix's shared runs) makes every agent's at once, before its pytest run."""
     deadline: float | None = None
     """`time.monotonic()` at which the run's wall clock runs out (the Agent sets it);
     commands are cut there, whatever timeout they were given. None: no deadline."""
@@ -143,6 +147,14 @@ class ToolContext:
             self.sandbox.write_many(self.pending)
             self.pending.clear()
 
+    def hand_over(self) -> None:
+        """The deferred writes to `handover`, made with its run (without one: made now)."""
+        if self.handover is None:
+            self.flush()
+        elif self.pending:
+            self.handover(dict(self.pending))
+            self.pending.clear()
+
     def approved(self, action: str, detail: str) -> bool:
         return self.approve is None or self.approve(action, detail)
 
@@ -177,7 +189,7 @@ class Tool(Generic[Args]):
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema, derived from the argument model."""
-        parameters = _strip_titles(self.args_model.model_json_schema())
+        parameters = parameters_schema(self.args_model)
         return {
             "type": "function",
             "function": {
@@ -186,19 +198,6 @@ class Tool(Generic[Args]):
                 "parameters": parameters,
             },
         }
-
-
-def _strip_titles(schema: Any) -> Any:
-    """Drop pydantic's `title` keys: they cost tokens and tell the model nothing."""
-    if isinstance(schema, dict):
-        return {
-            key: _strip_titles(value)
-            for key, value in schema.items()
-            if not (key == "title" and isinstance(value, str))
-        }
-    if isinstance(schema, list):
-        return [_strip_titles(item) for item in schema]
-    return schema
 
 
 @dataclass
@@ -248,7 +247,8 @@ def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
     if tool.name not in CHANGES_NOTHING:
         context.known_run = context.fresh_run = None
     try:
-        if tool.name not in WRITES_ITS_FILE | {"read_file"}:
+        handed = tool.name == "run_tests" and context.handover is not None  # it hands over
+        if tool.name not in WRITES_ITS_FILE | {"read_file"} and not handed:
             context.flush()  # what it reads or runs must see the batch's writes
         return tool.run(context, args)
     except SandboxGone:  # no tool result can help: the run must end, with what it has

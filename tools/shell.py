@@ -84,6 +84,7 @@ def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
         again, times = ctx.repeated if ctx.repeated and not tests else (None, 1)
         timeout = ctx.time_left(ctx.test_timeout * times)
         scope = tests or ctx.default_tests
+        ctx.hand_over()
         if ctx.runner is not None:
             run = ctx.runner(scope, timeout, times, again)
         else:

@@ -7,7 +7,9 @@ report is redacted before it is summarised or dumped."""
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -33,7 +35,13 @@ def hide_also(secrets: Iterable[str]) -> None:
 
 def redactor() -> Redactor:
     """What printing hides: the environment's secrets as they are now, and `hide_also`'s."""
-    return Redactor.from_environment(*_ALSO_HIDDEN)
+    return _redactor(tuple(os.environ.items()), tuple(_ALSO_HIDDEN))
+
+
+@functools.lru_cache(maxsize=4)
+def _redactor(environ: tuple[tuple[str, str], ...], also: tuple[str, ...]) -> Redactor:
+    """Made once for each state of the environment: every progress line asks for one."""
+    return Redactor.from_environment(*also, environ=dict(environ))
 
 
 class RedactingConsole(Console):

@@ -120,3 +120,21 @@ def test_config_rejects_unknown_and_nonsense_values() -> None:
         LocalSandboxConfig(memory_mb=0)
     with pytest.raises(ValueError, match="netwrok"):
         LocalSandboxConfig(netwrok=False)  # type: ignore[call-arg]
+
+
+def test_changes_follow_writes_and_commands_without_walking_in_between(tmp_path: Path) -> None:
+    source = tmp_path / "repo"
+    (source / "pkg").mkdir(parents=True)
+    (source / "pkg" / "a.py").write_bytes(b"a = 1\n")
+    (source / "pkg" / "b.py").write_bytes(b"b = 1\n")
+    with LocalSandbox(source) as sandbox:
+        assert sandbox.changes() == {}
+        sandbox.write("pkg/a.py", b"a = 2\n")
+        sandbox.write("pkg/new.py", b"new\n")
+        sandbox.write(".coder/helper.py", b"coder's own\n")  # never a change
+        assert sandbox.changes() == {"pkg/a.py": b"a = 2\n", "pkg/new.py": b"new\n"}
+        sandbox.write("pkg/a.py", b"a = 1\n")  # back as it was: no longer a change
+        assert sandbox.changes() == {"pkg/new.py": b"new\n"}
+        sandbox.exec("echo 'b = 3' > pkg/b.py && rm pkg/new.py && ln -s b.py pkg/link.py")
+        sandbox.write("pkg/link.py", b"b = 4\n")  # through a symlink: it is b.py that changes
+        assert sandbox.changes() == {"pkg/b.py": b"b = 4\n"}

@@ -10,6 +10,7 @@ group whose tests pass when run again with no change made is flaky, not unfixed.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from coder.agent.loop import Agent, AgentResult
@@ -92,6 +93,8 @@ class Task:
     """--tests: the group's agent and verification run only the selected tests of it."""
     runs: TestRunner | None = None
     """How its test runs are made (None: run_pytest in its sandbox; together.py shares them)."""
+    handover: Callable[[dict[str, bytes]], None] | None = None
+    """Takes its agent's writes before a test run (together.py makes all groups' at once)."""
     strength: bool = True
     """Whether verification checks the repaired tests can still fail (together.py checks
     that for all groups at once, afterwards)."""
@@ -131,6 +134,7 @@ def _repair_in(sandbox: Sandbox, session: Session, task: Task) -> GroupOutcome:
     agent.context.known_run = task.known(sandbox)
     agent.context.repeated = (task.again, VERIFY_RUNS)
     agent.context.runner = task.runs
+    agent.context.handover = task.handover
     result = agent.run(task_for(task.group))
     outcome = _rounds(agent, result, sandbox, session, task)
     return replace(outcome, effort=Effort.of(agent), touched=frozenset(agent.context.written))

@@ -6,11 +6,13 @@ pytest runs, every group's agent runs in a thread of its own, one thread at a ti
 (`SharedRuns`: a thread runs only while it holds the turn), and their test runs wait for
 each other: when every agent still at work waits for a run, one pytest process runs all
 their scopes, repeats included, and each agent gets its own share of it (the run cut to
-its scope). A group's verification is as strict as alone (group.py), but for the
-strength check, which swaps source files and so cannot run beside other groups' runs:
-it comes once all agents are done (`strength_of_all`): one run of every repaired test
-against HEAD's source (caught.py), then the mutant hunt, group by group, for the tests
-that run did not show. A repair rejected there is unfixed with the reason.
+its scope). Their edits wait for that run too, and go into the sandbox together in one
+transfer (to a container, each would cost a round trip of about 0.1 s). A group's
+verification is as strict as alone (group.py), but for the strength check, which swaps
+source files and so cannot run beside other groups' runs: it comes once all agents are
+done (`strength_of_all`): one run of every repaired test against HEAD's source
+(caught.py), then the mutant hunt, group by group, for the tests that run did not show.
+A repair rejected there is unfixed with the reason.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from coder.workflows.fix.options import FixOptions
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.fix.strength import cannot_fail, units_of
 from coder.workflows.session import Session
-from sandbox import Sandbox
+from sandbox import Sandbox, SandboxError, SandboxGone
 from tools import TestRun, run_pytest
 
 Tests = list[str] | None
@@ -55,6 +57,8 @@ class SharedRuns:
         self.runs = 0
         """pytest processes started; against `asked`, what sharing saved."""
         self.asked = 0
+        self.writes: dict[int, dict[str, bytes]] = {}
+        """Each agent's writes handed over before its run, made before that run."""
 
     @contextmanager
     def member(self) -> Iterator[None]:
@@ -67,6 +71,10 @@ class SharedRuns:
                 self.members -= 1
                 self._run_if_all_wait()
 
+    def hand_over(self, files: dict[str, bytes]) -> None:
+        """The calling agent's writes, made with every other agent's before the next run."""
+        self.writes.setdefault(threading.get_ident(), {}).update(files)
+
     def run(
         self,
         scope: list[str] | None,
@@ -75,11 +83,16 @@ class SharedRuns:
         again: list[str] | None = None,
     ) -> TestRun:
         """The run of `scope`, made with the other members' runs (call it on your turn)."""
+        key = threading.get_ident()
         if scope is None:  # the whole suite: nothing to share it with
+            self._write()
+            self.turn.notify_all()
+            failed = self.answers.pop(key, None)
+            if isinstance(failed, BaseException):
+                raise failed
             self.runs, self.asked = self.runs + 1, self.asked + 1
             return run_pytest(self.sandbox, None, timeout, repeat=repeat, again=again)
         self.asked += 1
-        key = threading.get_ident()
         self.asks[key] = _Ask(list(scope), timeout, repeat, again)
         self._run_if_all_wait()
         self.turn.wait_for(lambda: key in self.answers)
@@ -91,15 +104,40 @@ class SharedRuns:
     def _run_if_all_wait(self) -> None:
         if not self.asks or len(self.asks) < self.members:
             return
-        asks, self.asks = self.asks, {}
+        asks: dict[int, _Ask] = {}
         try:
-            merged = self._merged(list(asks.values()))
+            self._write()
+            asks, self.asks = self.asks, {}
+            merged = self._merged(list(asks.values())) if asks else None
         except BaseException as error:  # every waiting agent learns it, none hangs
-            self.answers.update((key, error) for key in asks)
+            self.answers.update((key, error) for key in [*asks, *self.asks])
+            self.asks = {}
             self.turn.notify_all()
             raise
-        self.answers.update((key, merged.within(ask.scope)) for key, ask in asks.items())
+        if merged is not None:
+            self.answers.update((key, merged.within(ask.scope)) for key, ask in asks.items())
         self.turn.notify_all()
+
+    def _write(self) -> None:
+        """Make the handed-over writes in one transfer; that failing, each agent's alone:
+        an agent whose own write fails gets the error as its run's answer (as it would
+        have from its own write) and no run."""
+        writes, self.writes = self.writes, {}
+        try:
+            self.sandbox.write_many({p: d for files in writes.values() for p, d in files.items()})
+            return
+        except SandboxGone:
+            raise
+        except SandboxError:
+            pass
+        for key, files in writes.items():
+            try:
+                self.sandbox.write_many(files)
+            except SandboxGone:
+                raise
+            except SandboxError as error:
+                self.asks.pop(key, None)
+                self.answers[key] = error
 
     def _merged(self, asks: list[_Ask]) -> TestRun:
         scope = list(dict.fromkeys(test for ask in asks for test in ask.scope))
@@ -134,7 +172,15 @@ def repair_together(
             return repair_group(session, task, sandbox)
 
     tasks = [
-        Task(group, baseline, options.allow_src, options.tests, runs=shared.run, strength=False)
+        Task(
+            group,
+            baseline,
+            options.allow_src,
+            options.tests,
+            runs=shared.run,
+            handover=shared.hand_over,
+            strength=False,
+        )
         for group in baseline.groups
     ]
     with ThreadPoolExecutor(len(tasks), thread_name_prefix="coder-together") as pool:

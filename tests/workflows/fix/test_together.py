@@ -168,3 +168,65 @@ def test_after_all_groups_a_repair_that_cannot_fail_is_rejected_and_the_honest_o
     verdicts = {o.group.file: (o.repaired, o.reason.split(":")[0]) for o in checked}
     assert verdicts == {"tests/test_s1.py": (False, "rejected"), "tests/test_s2.py": (True, "")}
     assert "can no longer fail" in checked[0].reason
+
+
+class _CountedWrites(LocalSandbox):
+    """A real local sandbox that remembers each write_many's paths."""
+
+    def __init__(self, source: Path) -> None:
+        super().__init__(source)
+        self.batches: list[list[str]] = []
+
+    def write_many(self, files: dict[str, bytes]) -> None:  # type: ignore[override]
+        self.batches.append(sorted(files))
+        super().write_many(files)
+
+
+def _handing_over(shared: SharedRuns, number: int, data: bytes, seen: dict[int, object]) -> None:
+    with shared.member():
+        shared.hand_over({f"tests/test_s{number}.py": data})
+        try:
+            seen[number] = shared.run([f"tests/test_s{number}.py"], 60)
+        except SandboxError as error:
+            seen[number] = error
+
+
+def test_the_agents_edits_go_in_at_once_before_the_run_they_wait_for(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    fixed = {n: _test_file(n).replace(f"== {2 * n}", f"== {3 * n}").encode() for n in (1, 2, 3)}
+    with _CountedWrites(repo) as sandbox:
+        shared = SharedRuns(sandbox, 3)
+        seen: dict[int, object] = {}
+        threads = [
+            threading.Thread(target=_handing_over, args=(shared, n, fixed[n], seen))
+            for n in (1, 2, 3)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert sandbox.read("tests/test_s2.py") == fixed[2]
+    assert sandbox.batches == [[f"tests/test_s{n}.py" for n in (1, 2, 3)]]
+    assert shared.runs == 1
+    assert all(seen[n].exit_code == 0 for n in (1, 2, 3))  # type: ignore[attr-defined]
+
+
+def test_an_edit_that_cannot_be_written_reaches_its_own_agent_alone(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "tests" / "test_s2.py").unlink()
+    (repo / "tests" / "test_s2.py").mkdir()  # a folder: no file can be written there
+    fixed = {n: _test_file(n).replace(f"== {2 * n}", f"== {3 * n}").encode() for n in (1, 2, 3)}
+    with LocalSandbox(repo) as sandbox:
+        shared = SharedRuns(sandbox, 3)
+        seen: dict[int, object] = {}
+        threads = [
+            threading.Thread(target=_handing_over, args=(shared, n, fixed[n], seen))
+            for n in (1, 2, 3)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    assert isinstance(seen[2], SandboxError) and "test_s2.py" in str(seen[2])
+    assert all(seen[n].exit_code == 0 for n in (1, 3))  # type: ignore[attr-defined]
+    assert shared.runs == 1

@@ -129,7 +129,9 @@ def _variants(probe: Probe, params: list[str], tokens: list[str]) -> Iterator[Pr
         name = params[position] if position < len(params) else "value"
         for changed in _changed(source, tokens):
             args = (*call.args[:position], changed, *call.args[position + 1 :])
-            yield replace(probe, call=replace(call, args=args, label=describe(changed, name)))
+            # Another input: what the doctest says of the original call says nothing of it.
+            varied = replace(call, args=args, label=describe(changed, name), expected=None)
+            yield replace(probe, call=replace(varied, origin="search", example=""))
 
 
 def _changed(source: str, tokens: list[str]) -> list[str]:

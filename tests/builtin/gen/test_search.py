@@ -51,6 +51,18 @@ def test_variants_change_one_literal_and_skip_calls_already_probed() -> None:
     assert not left_to_reach(target, [ran], {2, 40}, set())
 
 
+def test_a_variant_of_a_doctest_call_carries_no_expected_output() -> None:
+    """What a doctest says of its call is no claim about another input: a variant that
+    kept it would be reported as a possible bug."""
+    target = Target("count", span=(1, 9), params=["text"])
+    shown = Probe(Call("count", ('"ab"',), origin="doctest", expected="0", example="x"))
+    target.probes = [shown]
+    ran = Result(shown, "return", lines=frozenset({1, 2}), arcs=frozenset({(1, 2)}))
+    made = search_probes(target, [ran], ["%"], target.params)
+    assert made and all(p.call.expected is None for p in made)
+    assert all(p.call.origin == "search" and not p.call.example for p in made)
+
+
 def test_a_branch_no_first_value_reaches_is_found_by_the_search(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -88,11 +88,12 @@ def check_whole(runs: list[ShardRun]) -> None:
                 f"the runs mix {first.command} ({first.run_id}) and {report.command} "
                 f"({report.run_id}); merge the shards of one command"
             )
-        if report.shard is None:
-            stopped = f" (it ended {report.status})" if report.error else ""
+        if report.shard is None and report.status == "sandbox_error":
             raise ShardsRefused(
-                f"run {report.run_id} was not sharded{stopped}; give --shard K/N runs"
+                f"run {report.run_id} lost its sandbox before it split the work; rerun that shard"
             )
+        if report.shard is None:
+            raise ShardsRefused(f"run {report.run_id} was not sharded; give --shard K/N runs")
     shards = [run.report.shard for run in runs if run.report.shard]
     _check_alike(runs, shards)
     total = shards[0].total

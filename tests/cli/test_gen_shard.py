@@ -81,6 +81,27 @@ def test_gen_shards_merged_make_the_unsharded_patch_report_and_junit(
     git(repo, "apply", "--check", str(out / "patch.diff"))
 
 
+def test_a_module_s_tests_are_judged_apart_from_the_tests_of_a_module_calling_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tests written for a.py run b.py's lines too; b.py's own tests are still kept
+    on what they add beyond the existing suite, as in a shard that holds b.py alone."""
+    options = ("--max-mutants", "0", "--reruns", "1")  # kept by the coverage they add
+    whole = _gen(fixture_repo("gen_calls", tmp_path / "whole"), *options)
+    repo = fixture_repo("gen_calls", tmp_path / "sharded")
+    shards = [_gen(repo, "--shard", f"{k}/2", *options) for k in (1, 2)]
+    assert [s["shard"]["mine"] for s in shards] == [["a.py"], ["b.py"]]
+
+    folders = [s["folder"] for s in shards]
+    code, merged = _merge(capsys, *folders, "--out", str(tmp_path / "m"), "--json")
+
+    assert code == 0, merged
+    assert "tests/test_b.py::test_scale_with_zero_factor" in whole["tests_added"]
+    assert sorted(merged["tests_added"]) == sorted(whole["tests_added"])
+    assert merged["patch"] == whole["patch"]
+    assert merged["coverage_after"] == whole["coverage_after"]
+
+
 def _covered(root: Path) -> Path:
     """A repository whose one module its test covers: gen has nothing to write, fast."""
     tree = {

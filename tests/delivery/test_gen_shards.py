@@ -1,10 +1,14 @@
-"""The merged figures of gen shards: a line or branch arc runs in the merged suite when
-it runs in some shard's suite."""
+"""The merged figures of gen shards (a line or branch arc runs in the merged suite when
+it runs in some shard's suite), and their patches applying with git."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from coder.delivery.gen_shards import percentages, union
+from coder.delivery.patching import make_patch
 from coder.delivery.report import Coverage
+from tests.helpers import commit_all, git, write_tree
 from tools import FileCoverage
 
 
@@ -34,3 +38,16 @@ def test_the_union_of_two_shards_coverage_misses_only_what_both_miss() -> None:
 
 def test_no_union_when_a_shard_kept_no_coverage() -> None:
     assert union([[_file("a.py", [1], [])], None]) == {}
+
+
+def test_a_patch_making_and_removing_files_applies_with_git(tmp_path: Path) -> None:
+    """gen's new test files: `git apply` takes the patch (merged or not) as it is."""
+    repo = commit_all(write_tree(tmp_path / "repo", {"old.py": "x = 1\n"}))
+    patch = make_patch(
+        {"tests/test_new.py": None, "old.py": b"x = 1\n"},
+        {"tests/test_new.py": b"def test_y():\n    assert 2\n", "old.py": None},
+    )
+    (tmp_path / "patch.diff").write_text(patch)
+    git(repo, "apply", str(tmp_path / "patch.diff"))
+    assert (repo / "tests" / "test_new.py").read_text() == "def test_y():\n    assert 2\n"
+    assert not (repo / "old.py").exists()

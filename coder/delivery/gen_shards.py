@@ -10,7 +10,7 @@ mutation score after is a floor.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from coder.delivery.report import Coverage, GenReport, ModuleScores, MutationScore
@@ -69,9 +69,9 @@ def _both(one: FileCoverage, other: FileCoverage) -> FileCoverage:
     )
 
 
-def percentages(files: Sequence[FileCoverage] | Any) -> Coverage:
-    """Line and branch coverage over `files`, as one coverage.py run counts them."""
-    files = list(files)
+def percentages(measured: Iterable[FileCoverage]) -> Coverage:
+    """Line and branch coverage over the files, as one coverage.py run counts them."""
+    files = list(measured)
     statements = sum(f.statements for f in files)
     branches = sum(f.branches for f in files)
     line = _pct(sum(f.covered for f in files), statements)

@@ -102,6 +102,10 @@ def test_a_module_s_tests_are_judged_apart_from_the_tests_of_a_module_calling_it
     assert merged["coverage_after"] == whole["coverage_after"]
 
 
+TEST_ADD = "def test_add():\n    assert add(1, 2) == 3\n"
+FAST = ("--max-mutants", "0")
+
+
 def _covered(root: Path) -> Path:
     """A repository whose one module its test covers: gen has nothing to write, fast."""
     tree = {
@@ -110,10 +114,6 @@ def _covered(root: Path) -> Path:
         "tests/test_calc.py": f"from calc import add\n\n\n{TEST_ADD}",
     }
     return commit_all(write_tree(root, tree))
-
-
-TEST_ADD = "def test_add():\n    assert add(1, 2) == 3\n"
-FAST = ("--max-mutants", "0")
 
 
 def _refused(capsys: pytest.CaptureFixture[str], *folders: str) -> str:

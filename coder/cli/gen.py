@@ -75,6 +75,7 @@ TimeBudget = Annotated[
     ),
 ]
 Branch = Annotated[str | None, opt.branch_option("the new tests")]
+ShardSpec = Annotated[str | None, opt.shard_option("the modules")]
 Html = Annotated[Path | None, opt.html_option()]
 
 
@@ -94,6 +95,7 @@ def gen(
     time_budget: TimeBudget = None,
     branch: Branch = None,
     html: Html = None,
+    shard: ShardSpec = None,
     *,
     common: CommonOptions,
 ) -> None:
@@ -106,9 +108,17 @@ def gen(
     """
     from coder.workflows.gen.options import GenOptions
     from coder.workflows.gen.workflow import gen_repo
+    from coder.workflows.shard import Shard
 
     if mutation_goal is not None and max_mutants == 0:
         raise ConfigError("--mutation-goal needs mutants: drop --max-mutants 0 or the goal")
+    share = Shard.parse(shard) if shard is not None else None
+    if share is not None and (coverage_goal is not None or mutation_goal is not None):
+        flag = "--coverage-goal" if coverage_goal is not None else "--mutation-goal"
+        raise ConfigError(
+            f"--shard with {flag}: a goal is over the whole suite, which no shard sees; "
+            "drop the goal, or run unsharded"
+        )
     repo, settings = common.resolve(repo, branch=branch)
     options = GenOptions(
         coverage_goal=coverage_goal,
@@ -121,6 +131,7 @@ def gen(
         html=html,
         max_targets=max_targets,
         time_budget=time_budget,
+        shard=share,
         targets=[repo_path(repo, t) for t in target] if target else None,
     )
     report = gen_repo(settings, repo, options, common.hooks(settings))

@@ -59,7 +59,10 @@ def merge(
     if junit is not None:
         outcomes = merged_outcomes(shards)
         if not outcomes:
-            raise UsageError("--junit: the runs hold no test outcomes (only fix shards do)")
+            raise UsageError(
+                "--junit: the runs hold no outcomes.json (a shard that stopped early?); "
+                "rerun the shards, or drop --junit"
+            )
         write_junit(junit, f"coder {report.command}", outcomes)
     (folder / "patch.diff").write_text(report.patch, encoding="utf-8")
     data = report.model_dump(mode="json")

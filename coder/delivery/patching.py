@@ -160,6 +160,11 @@ def _file_diff(rel: str, before: bytes | None, after: bytes | None) -> str:
     old_name = f"a/{rel}" if before is not None else "/dev/null"
     new_name = f"b/{rel}" if after is not None else "/dev/null"
     header = f"diff --git a/{rel} b/{rel}\n"
+    # without these lines `git apply` reads "--- /dev/null" as a path, and fails
+    if before is None:
+        header += "new file mode 100644\n"
+    elif after is None:
+        header += "deleted file mode 100644\n"
     old_text, new_text = _text(before), _text(after)
     if old_text is None or new_text is None:
         return f"{header}Binary files {old_name} and {new_name} differ\n"

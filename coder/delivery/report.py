@@ -84,6 +84,10 @@ class ShardInfo(BaseModel):
     """The items (fix: failing test files; gen: target modules) this shard worked on."""
     all: list[str] = Field(default_factory=list)
     """Every item the run found, split between the shards."""
+    commit: str | None = None
+    """The commit the shard ran on (None: not a git repository)."""
+    options: list[str] = Field(default_factory=list)
+    """The options that shape the work (gen: `--max-targets 10`...), alike in every shard."""
 
 
 class DeliveredReport(RunReport):

@@ -44,6 +44,11 @@ class RunDir:
         """Every test's outcome after the run (a shard's, for `coder merge`'s JUnit)."""
         return self.path / "outcomes.json"
 
+    @property
+    def coverage(self) -> Path:
+        """Each measured file's coverage after the run (a gen shard's, for `coder merge`)."""
+        return self.path / "coverage.json"
+
 
 def new_run_id() -> str:
     """Sortable by time, unique enough for one machine: 20261130-081500-3fa2c1."""

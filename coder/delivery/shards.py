@@ -14,9 +14,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from coder.delivery.gen_shards import gen_fields
 from coder.delivery.hunks import union
-from coder.delivery.report import DeliveredReport, FixReport, GenReport, TestCounts
+from coder.delivery.report import DeliveredReport, FixReport, GenReport, ShardInfo, TestCounts
 from coder.errors import UsageError
+from tools import FileCoverage
 
 _KINDS: dict[str, type[DeliveredReport]] = {"fix": FixReport, "gen": GenReport}
 _STOPS = ("cannot_run", "test_timeout", "sandbox_error", "coverage_unavailable")
@@ -32,7 +34,9 @@ class ShardRun:
     report: DeliveredReport
     patch: str
     outcomes: list[dict[str, Any]] | None
-    """Every test's outcome after the run (fix), for the merged JUnit file."""
+    """Every test's outcome after the run, for the merged JUnit file."""
+    coverage: list[FileCoverage] | None = None
+    """Each measured file's coverage after the run (gen), for the merged figures."""
 
 
 def load_run(given: Path) -> ShardRun:
@@ -52,7 +56,8 @@ def load_run(given: Path) -> ShardRun:
         raise ShardsRefused(f"{given}: report.json is no coder report ({count} errors)") from None
     patch_file = folder / "patch.diff"
     patch = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else report.patch
-    return ShardRun(folder, report, patch, _outcomes(folder / "outcomes.json"))
+    outcomes = _outcomes(folder / "outcomes.json")
+    return ShardRun(folder, report, patch, outcomes, _coverage(folder / "coverage.json"))
 
 
 def _outcomes(path: Path) -> list[dict[str, Any]] | None:
@@ -65,15 +70,32 @@ def _outcomes(path: Path) -> list[dict[str, Any]] | None:
     return None
 
 
+def _coverage(path: Path) -> list[FileCoverage] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [FileCoverage.model_validate(file) for file in data]
+    except (OSError, ValueError, TypeError):  # pydantic's ValidationError is a ValueError
+        return None
+
+
 def check_whole(runs: list[ShardRun]) -> None:
     """One run per shard of one split, each item of the work done by exactly one."""
     first = runs[0].report
     for run in runs:
-        if run.report.shard is None:
-            raise ShardsRefused(f"run {run.report.run_id} was not sharded; give --shard K/N runs")
-        if run.report.command != first.command:
-            raise ShardsRefused("the runs mix fix and gen; merge the shards of one command")
+        report = run.report
+        if report.command != first.command:
+            raise ShardsRefused(
+                f"the runs mix {first.command} ({first.run_id}) and {report.command} "
+                f"({report.run_id}); merge the shards of one command"
+            )
+        if report.shard is None and report.status == "sandbox_error":
+            raise ShardsRefused(
+                f"run {report.run_id} lost its sandbox before it split the work; rerun that shard"
+            )
+        if report.shard is None:
+            raise ShardsRefused(f"run {report.run_id} was not sharded; give --shard K/N runs")
     shards = [run.report.shard for run in runs if run.report.shard]
+    _check_alike(runs, shards)
     total = shards[0].total
     indexes = sorted(s.index for s in shards)
     if any(s.total != total for s in shards) or indexes != list(range(1, total + 1)):
@@ -89,6 +111,28 @@ def check_whole(runs: list[ShardRun]) -> None:
     done = sorted(item for s in shards for item in s.mine)
     if done != sorted(shards[0].all):
         raise ShardsRefused("the shards' shares do not cover the work exactly once; rerun them")
+
+
+def _check_alike(runs: list[ShardRun], shards: list[ShardInfo]) -> None:
+    """All made from one commit, with the same options."""
+    ids = [run.report.run_id for run in runs]
+    for run_id, shard in zip(ids, shards, strict=True):
+        if shard.commit != shards[0].commit:
+            raise ShardsRefused(
+                f"runs {ids[0]} and {run_id} ran on different commits ({_short(shards[0].commit)}"
+                f" and {_short(shard.commit)}); run every shard on the same commit"
+            )
+        if shard.options != shards[0].options:
+            were = " ".join(shards[0].options) or "none"
+            now = " ".join(shard.options) or "none"
+            raise ShardsRefused(
+                f"runs {ids[0]} and {run_id} ran with different options ({were}; {now}); "
+                "run every shard with the same options"
+            )
+
+
+def _short(commit: str | None) -> str:
+    return commit[:12] if commit else "no commit"
 
 
 def merged_report(runs: list[ShardRun], run_id: str, patch_file: str) -> DeliveredReport:
@@ -119,7 +163,8 @@ def merged_report(runs: list[ShardRun], run_id: str, patch_file: str) -> Deliver
     if isinstance(first, FixReport):
         fields |= _fix_fields([r for r in reports if isinstance(r, FixReport)])
     elif isinstance(first, GenReport):
-        fields |= _gen_fields([r for r in reports if isinstance(r, GenReport)])
+        gens = [r for r in reports if isinstance(r, GenReport)]
+        fields |= gen_fields(gens, [run.coverage for run in runs])
     return first.model_copy(update=fields)
 
 
@@ -134,28 +179,12 @@ def _fix_fields(reports: list[FixReport]) -> dict[str, Any]:
     return {"tests": tests, "status": stops[0] if stops else status}
 
 
-def _gen_fields(reports: list[GenReport]) -> dict[str, Any]:
-    order = ("goal_met", "improved", "nothing_to_cover", "no_gain")
-    statuses = [r.status for r in reports]
-    worst = [s for s in statuses if s not in order]
-    best = min(statuses, key=lambda s: order.index(s) if s in order else len(order))
-    return {
-        "status": worst[0] if worst else best,
-        "targets": [t for r in reports for t in r.targets],
-        "tests_added": sorted({t for r in reports for t in r.tests_added}),
-        "rejected": {k: v for r in reports for k, v in r.rejected.items()},
-        "possible_bugs": [b for r in reports for b in r.possible_bugs],
-        "not_reached": [m for r in reports for m in r.not_reached],
-        "modules": [m for r in reports for m in r.modules],
-        "coverage_after": None,  # each shard measured its own tests only
-        "mutation_after": None,
-    }
-
-
 def merged_outcomes(runs: list[ShardRun]) -> list[dict[str, Any]]:
-    """Each test's outcome after the shards: the one of the shard that owned its file,
-    else the worst any shard saw (a test no shard touched passes in all, or fails in all)."""
+    """Each test's outcome after the shards: the one of the shard that owned its file
+    (fix: repaired it; gen: wrote in it), else the worst any shard saw (a test no shard
+    touched passes in all, or fails in all)."""
     owner = {f: run.folder for run in runs if run.report.shard for f in run.report.shard.mine}
+    owner |= {f: run.folder for run in runs for f in run.report.changed_files}
     seen: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
     for run in runs:
         for outcome in run.outcomes or []:

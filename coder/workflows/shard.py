@@ -6,7 +6,8 @@ the sorted names of the work items, and durations from a file in the repository
 (`.test_durations`, pytest-split's `{node id: seconds}` format) when it has one. A
 duration measured on the machine itself differs between machines and is never used.
 With durations, items go heaviest first to the least loaded shard; without, round
-robin over the sorted names. `coder merge` checks that the shards agree.
+robin over the sorted names. `coder merge` checks that the shards agree: the same
+split of the same work, made from the same commit with the same options.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import git
+
+from coder.delivery.report import ShardInfo
 from coder.errors import UsageError
 
 DURATIONS_FILE = ".test_durations"
@@ -46,8 +50,30 @@ class Shard:
         mine = set(split(items, self.total, weights)[self.index - 1])
         return [item for item in items if item in mine]
 
+    def info(
+        self, mine: Sequence[str], items: Sequence[str], repo: Path, options: Sequence[str] = ()
+    ) -> ShardInfo:
+        """What the report says of this shard, for `coder merge` to check the set by."""
+        return ShardInfo(
+            index=self.index,
+            total=self.total,
+            mine=list(mine),
+            all=list(items),
+            commit=head_commit(repo),
+            options=list(options),
+        )
+
     def __str__(self) -> str:
         return f"{self.index}/{self.total}"
+
+
+def head_commit(repo: Path) -> str | None:
+    """The commit checked out in `repo` (None: no git repository, or no commit yet)."""
+    try:
+        with git.Repo(repo, search_parent_directories=True) as found:
+            return str(found.head.commit.hexsha)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError, git.GitError):
+        return None
 
 
 def split(

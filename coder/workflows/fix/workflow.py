@@ -87,7 +87,7 @@ def _share(
     mine = shard.pick(files, file_durations(session.repo))
     session.hooks.info(f"shard {shard}: {len(mine)} of {len(files)} failing test files")
     baseline = replace(first.baseline, groups=[g for g in groups if g.file in mine])
-    share = ShardInfo(index=shard.index, total=shard.total, mine=mine, all=sorted(files))
+    share = shard.info(mine, sorted(files), session.repo)
     return replace(first, baseline=baseline), share
 
 

@@ -3,10 +3,12 @@ delivery (with its commit message) and the report."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from coder.delivery.handover import Delivery, Handover
-from coder.delivery.report import Coverage, GenReport, TestCounts
+from coder.delivery.junit import outcomes_of
+from coder.delivery.report import Coverage, GenReport, ShardInfo, TestCounts
 from coder.workflows.gen.final import KeptTests
 from coder.workflows.gen.module import ModuleOutcome
 from coder.workflows.gen.options import GenOptions
@@ -33,6 +35,13 @@ class Generation:
     kept: KeptTests | None = None
     strength: Strength = field(default_factory=Strength)
     """The target modules' mutants and what the tests kill."""
+    share: ShardInfo | None = None
+    """With --shard K/N: this shard's share of the modules."""
+
+    def last_run(self) -> CoverageRun:
+        """The suite as delivered: the last gate's run, else (nothing kept) the baseline."""
+        kept = self.kept
+        return kept.run if kept is not None and kept.error is None else self.baseline
 
 
 def deliver(session: Session, options: GenOptions, generation: Generation) -> Delivery:
@@ -78,7 +87,18 @@ def gen_report(
         modules=strength.scores(
             generation.baseline, final, [module.path for module in generation.modules]
         ),
+        shard=generation.share,
     )
+
+
+def save_for_merge(session: Session, generation: Generation) -> None:
+    """A shard's outcomes and coverage after the run, for `coder merge`'s JUnit file and
+    the merged coverage (the union of what the shards' suites run)."""
+    run = generation.last_run()
+    outcomes = session.redact(outcomes_of(run.tests))
+    session.run_dir.outcomes.write_text(json.dumps(outcomes), encoding="utf-8")
+    files = [file.model_dump(mode="json") for file in run.files.values()]
+    session.run_dir.coverage.write_text(json.dumps(files), encoding="utf-8")
 
 
 def commit_message(

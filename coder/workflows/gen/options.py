@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder.workflows.shard import Shard
+
 
 @dataclass
 class GenOptions:
@@ -31,3 +33,5 @@ class GenOptions:
     current one finishes)."""
     html: Path | None = None
     """Also write the report as one self-contained HTML page here."""
+    shard: Shard | None = None
+    """--shard K/N: write tests for only this shard's share of the modules."""

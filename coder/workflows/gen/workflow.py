@@ -14,7 +14,7 @@ from pathlib import Path
 from coder.agent.trace import pytest_event
 from coder.config import ConfigError, Settings
 from coder.delivery.patching import Changes
-from coder.delivery.report import Coverage, GenReport
+from coder.delivery.report import Coverage, GenReport, ShardInfo
 from coder.models import Model
 from coder.workflows.environment import check_environment
 from coder.workflows.gen.final import (
@@ -26,32 +26,18 @@ from coder.workflows.gen.final import (
     measure_suite,
     percentages,
 )
-from coder.workflows.gen.generation import Generation, deliver, gen_report
+from coder.workflows.gen.generation import Generation, deliver, gen_report, save_for_merge
 from coder.workflows.gen.judge import Covered
 from coder.workflows.gen.module import ModuleOutcome, write_tests
 from coder.workflows.gen.options import GenOptions
-from coder.workflows.gen.scope import (
-    ModuleTarget,
-    changed_first,
-    changed_lines,
-    changed_modules,
-    group_targets,
-)
-from coder.workflows.gen.strength import Strength, after_scores, analyse, describe, with_survivors
-from coder.workflows.gen.tests_index import TestIndex
+from coder.workflows.gen.scope import ModuleTarget, changed_modules
+from coder.workflows.gen.strength import Strength, after_scores, describe
+from coder.workflows.gen.targets import targets, work_options
 from coder.workflows.hints import cannot_run, could_not_run, unimportable_project
 from coder.workflows.pages import save_page
 from coder.workflows.session import Effort, RunHooks, Session
 from sandbox import Sandbox, SandboxGone, UnsafeChange
-from tools import (
-    COVERAGE_NOT_INSTALLED,
-    CoverageRun,
-    find_targets,
-    is_test_file,
-    render_test_run,
-    summary_line,
-)
-from tools.harness.coverage import is_selected
+from tools import COVERAGE_NOT_INSTALLED, CoverageRun, render_test_run, summary_line
 
 SUITE_FAILING_HINT = "the test suite fails before any test is written; run `coder fix` first"
 
@@ -74,10 +60,19 @@ def gen_repo(
             return report
     delivery = deliver(session, options, generation)
     report = gen_report(session, sandbox, options, generation, delivery)
+    if options.shard is not None:
+        report = report.model_copy(update={"shard": report.shard or _no_share(session, options)})
+        save_for_merge(session, generation)
     session.tracer.event("gen_end", status=report.status, tests_added=len(report.tests_added))
     session.save(report)
     save_page(session, options.html, report)
     return report
+
+
+def _no_share(session: Session, options: GenOptions) -> ShardInfo | None:
+    """A shard's record when the run stopped before it knew the work (none to share)."""
+    shard = options.shard
+    return shard.info([], [], session.repo, work_options(options)) if shard else None
 
 
 def selected_paths(repo: Path, options: GenOptions) -> list[str] | None:
@@ -121,54 +116,14 @@ def _generation(
     session.hooks.info(f"baseline: {summary_line(run.tests)}; {percentages(run)}")
     if options.mutation_goal is None and goal_met(run, options):
         return Generation(run, "goal_met", before=before)
-    modules, strength = _targets(session, sandbox, (run, contexts), only, options)
+    modules, strength, share = targets(session, sandbox, (run, contexts), only, options)
     started = Generation(run, "running", before=before, modules=modules, strength=strength)
+    started = replace(started, share=share)
     if goal_met(run, options, strength.score()):
         return replace(started, status="goal_met", modules=[])
     if not modules:
         return replace(started, status="nothing_to_cover")
     return _generate(session, sandbox, started, options)
-
-
-def _targets(
-    session: Session,
-    sandbox: Sandbox,
-    measured: Measured,
-    only: list[str] | None,
-    options: GenOptions,
-) -> tuple[list[ModuleTarget], Strength]:
-    """The modules to write tests for, with their mutants run against the suite."""
-    baseline, contexts = measured
-    sources = {
-        path: data.decode("utf-8", errors="replace")
-        for path in baseline.files
-        if (data := session.files.original(path)) is not None
-    }
-    targets = find_targets(baseline, sources, only) if only != [] else []
-    modules = group_targets(targets, session.files.kept, len(sources) + 1)
-    paths = _mutated_paths(baseline, sources, only, options.max_targets)
-    changed = None
-    if options.changed_since is not None:
-        changed = changed_lines(session.repo, options.changed_since, paths)
-    index = TestIndex.of(baseline, contexts)
-    strength = analyse(session, sandbox, index, paths, options, changed)
-    modules = with_survivors(modules, strength, session.files.kept, options.max_targets)
-    return (changed_first(modules, changed, sources) if changed else modules), strength
-
-
-def _mutated_paths(
-    run: CoverageRun, sources: dict[str, str], only: list[str] | None, limit: int
-) -> list[str]:
-    """The source files to make mutants of: the selected ones, least covered first."""
-    if only == []:
-        return []
-    paths = [
-        path
-        for path in run.files
-        if path in sources and not is_test_file(path)
-        if only is None or is_selected(path, only)
-    ]
-    return sorted(paths, key=lambda p: (-len(run.files[p].missing_lines), p))[:limit]
 
 
 def _generate(
@@ -214,7 +169,10 @@ def _write_modules(
     time is spent (with the modules left); `held` gathers the kept files. With time
     left in --time-budget, modules whose last pass kept tests and that still have work
     left get another pass (at most MAX_PASSES in all)."""
-    covered = Covered.of(started.baseline)
+    # Each module's tests are judged against the suite and that module's own kept tests,
+    # not those of the modules before it: its results do not hang on the order, or on
+    # which modules a shard holds (a sharded run makes the unsharded patch).
+    covered = {module.path: Covered.of(started.baseline) for module in started.modules}
     outcomes: list[ModuleOutcome] = []
     queue = list(started.modules)
     for number in range(MAX_PASSES):
@@ -225,12 +183,12 @@ def _write_modules(
                 if left:
                     session.hooks.warn(f"--time-budget spent; {len(left)} module(s) left")
                 return outcomes, left, None
-            outcome = _write_module(session, sandbox, module, held, covered, options)
+            outcome = _write_module(session, sandbox, module, held, covered[module.path], options)
             outcomes.append(outcome)
             stop, now = _goal_reached(session, sandbox, outcome, started.strength, options)
             if stop:
                 return outcomes, [], now
-            rest = module.left(covered.lines) if outcome.kept else None
+            rest = module.left(covered[module.path].lines) if outcome.kept else None
             again += [rest] if rest is not None else []
         if options.time_budget is None or not again:
             break

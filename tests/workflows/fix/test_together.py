@@ -191,20 +191,25 @@ def _handing_over(shared: SharedRuns, number: int, data: bytes, seen: dict[int, 
             seen[number] = error
 
 
+def _three_agents_hand_over(shared: SharedRuns, fixed: dict[int, bytes]) -> dict[int, object]:
+    """Agents 1, 2 and 3 each hand over their file and wait for the shared run."""
+    seen: dict[int, object] = {}
+    threads = [
+        threading.Thread(target=_handing_over, args=(shared, n, fixed[n], seen)) for n in (1, 2, 3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return seen
+
+
 def test_the_agents_edits_go_in_at_once_before_the_run_they_wait_for(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     fixed = {n: _test_file(n).replace(f"== {2 * n}", f"== {3 * n}").encode() for n in (1, 2, 3)}
     with _CountedWrites(repo) as sandbox:
         shared = SharedRuns(sandbox, 3)
-        seen: dict[int, object] = {}
-        threads = [
-            threading.Thread(target=_handing_over, args=(shared, n, fixed[n], seen))
-            for n in (1, 2, 3)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
+        seen = _three_agents_hand_over(shared, fixed)
         assert sandbox.read("tests/test_s2.py") == fixed[2]
     assert sandbox.batches == [[f"tests/test_s{n}.py" for n in (1, 2, 3)]]
     assert shared.runs == 1
@@ -218,15 +223,7 @@ def test_an_edit_that_cannot_be_written_reaches_its_own_agent_alone(tmp_path: Pa
     fixed = {n: _test_file(n).replace(f"== {2 * n}", f"== {3 * n}").encode() for n in (1, 2, 3)}
     with LocalSandbox(repo) as sandbox:
         shared = SharedRuns(sandbox, 3)
-        seen: dict[int, object] = {}
-        threads = [
-            threading.Thread(target=_handing_over, args=(shared, n, fixed[n], seen))
-            for n in (1, 2, 3)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
+        seen = _three_agents_hand_over(shared, fixed)
     assert isinstance(seen[2], SandboxError) and "test_s2.py" in str(seen[2])
     assert all(seen[n].exit_code == 0 for n in (1, 3))  # type: ignore[attr-defined]
     assert shared.runs == 1

@@ -6,12 +6,12 @@ import gc
 import importlib.util
 import os
 import socket
-import ssl
 import warnings
 from pathlib import Path
 from typing import Any
 
 from sandbox.base import SandboxUnavailable
+from sandbox.docker.answers import first_line as _first_line
 from sandbox.docker.reference import image_reference_problem
 
 LABEL = "coder"
@@ -236,34 +236,6 @@ def _still_owned(attrs: dict[str, Any]) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _first_line(error: BaseException) -> str:
-    """Why the engine did not answer, whole and short: the system's own words from the
-    deepest OSError (docker-py nests it three wrappers down, urllib3 in `reason` or args)."""
-    cause: BaseException | None = error
-    root: OSError | None = None
-    seen: set[int] = set()
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if isinstance(cause, OSError) and cause.strerror:
-            root = cause
-        inner = [a for a in cause.args[:1] if isinstance(a, BaseException)]
-        cause = (
-            cause.__cause__
-            or cause.__context__
-            or getattr(cause, "reason", None)
-            or (inner[0] if inner else None)
-        )
-        cause = cause if isinstance(cause, BaseException) else None
-    if isinstance(root, ssl.SSLEOFError):
-        return "the engine ended the TLS handshake: it does not accept your client certificate"
-    if root is not None:
-        return str(root.strerror)
-    text = str(error).strip().splitlines()
-    return (
-        (text[0] if len(text[0]) <= 200 else text[0][:199] + "…") if text else type(error).__name__
-    )
 
 
 def engine_list(value: object) -> object:

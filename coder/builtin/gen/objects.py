@@ -43,12 +43,14 @@ _MUTATOR_WORDS = tuple(
 
 
 def instances(cls: ast.ClassDef, facts: ModuleFacts, typical: Call) -> list[Call]:
-    """Other ways to build an instance than `typical`, the most telling first."""
-    found = _documented(cls, facts) + _shown(cls, facts)
+    """Other ways to build an instance than `typical`, the most telling first; the
+    module's empty one (`JsonPointer("")`, the root) last, an edge case."""
+    shown = _shown(cls, facts)
+    found = _documented(cls, facts) + [c for c in shown if not _empty(c)]
     found += _factories(cls, facts) + _filled_in(cls, facts)
     unique = {call.source(): call for call in reversed(found) if call.source() != typical.source()}
     chosen = sorted(unique.values(), key=found.index)[:MAX_INSTANCES]
-    return chosen + [c for c in _shown_empty(cls, facts) if c.source() != typical.source()][:1]
+    return chosen + [c for c in shown if _empty(c) and c.source() != typical.source()][:1]
 
 
 def _documented(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
@@ -70,16 +72,7 @@ def _shown(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
     params = constructor(cls, facts) or []
     shown = {v.source for p in params for v in p.values if v.origin == "doctest"}
     calls = plan_calls(cls.name, params)
-    return [c for c in calls if shown & {*c.args, *(v for _, v in c.kwargs)} and not _empty(c)]
-
-
-def _shown_empty(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
-    """The constructor with an empty value the module's examples show (`JsonPointer("")`,
-    the root): an edge case, last, never the typical instance."""
-    params = constructor(cls, facts) or []
-    shown = {v.source for p in params for v in p.values if v.origin == "doctest"}
-    calls = plan_calls(cls.name, params)
-    return [c for c in calls if shown & {*c.args, *(v for _, v in c.kwargs)} and _empty(c)]
+    return [c for c in calls if shown & {*c.args, *(v for _, v in c.kwargs)}]
 
 
 def _empty(call: Call) -> bool:

@@ -108,8 +108,12 @@ def _first_line(error: BaseException) -> str:
 
 
 def close_stream(stream: Any) -> None:
-    """Close an exec stream and its HTTP response; docker-py leaks the socket otherwise."""
-    stream.close()
+    """Close an exec stream and its HTTP response; docker-py leaks the socket otherwise.
+    Over ssh:// docker-py cannot cancel a stream (it raises); closing the response ends it."""
+    import docker.errors
+
+    with contextlib.suppress(docker.errors.DockerException):
+        stream.close()
     response = getattr(stream, "_response", None)
     if response is not None:
         response.close()

@@ -16,6 +16,7 @@ import posixpath
 import re
 import shlex
 import weakref
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -102,31 +103,38 @@ def exec_pytest(
     *,
     runner: str = DEFAULT_RUNNER,
     epilogue: str = "",
+    prologue: str = "",
     repeat: int = 1,
     again: list[str] | None = None,
     brief: bool = False,
     reruns: tuple[int, int, float] | None = None,
+    helpers: Mapping[str, bytes] | None = None,
 ) -> ExecResult:
     """Run the pytest script in one exec, copying the plugin in first if it is missing.
 
-    `runner` replaces `python3 -m pytest`; `epilogue` is shell run after the report is
-    printed (its output follows the report; give it its own marker), before the script
-    exits with pytest's status. Read the result with `collect_test_run`.
+    `runner` replaces `python3 -m pytest`; `prologue` is shell run after the last report
+    is removed, just before pytest (it may end the script: then stdout stays empty);
+    `epilogue` is shell run after the report is printed (its output follows the report;
+    give it its own marker), before the script exits with pytest's status; `helpers`
+    are more of coder's files the run needs (written in the same exec, once a sandbox).
+    Read the result with `collect_test_run`.
     """
     options = ["--tb=no"] if brief else []
-    script = _script([*(tests or []), *options] if tests or brief else None, runner, epilogue)
+    selected = [*(tests or []), *options] if tests or brief else None
+    script = _script(selected, runner, epilogue, prologue)
     if repeat > 1 and tests:
         script = _repeated(tests, repeat, again) + _script(
-            _files(tests) + options, runner, epilogue
+            _files(tests) + options, runner, epilogue, prologue
         )
     if reruns:
         script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
-    helpers = _installing(sandbox, PLUGIN_FILE, plugin_source(PLUGIN_NAME))
-    helpers += _installing(sandbox, ROUNDS_FILE, plugin_source(ROUNDS_NAME))
-    result = sandbox.exec(helpers + script, timeout)
+    wanted = {PLUGIN_FILE: plugin_source(PLUGIN_NAME), ROUNDS_FILE: plugin_source(ROUNDS_NAME)}
+    needed = {**wanted, **(helpers or {})}
+    writes = "".join(_installing(sandbox, path, data) for path, data in needed.items())
+    result = sandbox.exec(writes + script, timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
-        install(sandbox, PLUGIN_FILE, plugin_source(PLUGIN_NAME), again=True)
-        install(sandbox, ROUNDS_FILE, plugin_source(ROUNDS_NAME), again=True)
+        for path, data in needed.items():
+            install(sandbox, path, data, again=True)
         result = sandbox.exec(script, timeout=timeout)
     return result
 
@@ -184,11 +192,13 @@ def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> Te
     return run
 
 
-def _script(tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str = "") -> str:
+def _script(
+    tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str = "", prologue: str = ""
+) -> str:
     files = f"{REPORT_PATH} {CURRENT_PATH} {OUTPUT_PATH} {ERRORS_PATH}"
     return (
         f"rm -f {files}; test -f {PLUGIN_FILE} -a -f {ROUNDS_FILE} || exit {_NO_PLUGIN}; "
-        f"{pytest_command(tests, runner)} >{OUTPUT_PATH} 2>{ERRORS_PATH}; status=$?; "
+        f"{prologue}{pytest_command(tests, runner)} >{OUTPUT_PATH} 2>{ERRORS_PATH}; status=$?; "
         f"tail -c {_TAIL_CHARS} {ERRORS_PATH} >&2; tail -c {_OUTPUT_TAIL_BYTES} {OUTPUT_PATH}; "
         f"printf '\\n{_MARK}\\n'; if test -f {REPORT_PATH}; then cat {REPORT_PATH}; "
         f"else printf '{_INTERPRETER}'; {_ASK_INTERPRETER}; fi; "

@@ -80,12 +80,10 @@ class ToolContext:
     written: set[str] = field(default_factory=set)
     """Paths written through write_file / edit_file: what `fix` may deliver (files that
     commands or test runs create are not part of a repair)."""
-    known_run: TestRun | Callable[[], TestRun | None] | None = None
+    known_run: TestRun | None = None
     """The result of `default_tests` as the sandbox stands (a group's share of the
-    baseline), or how to find it when first asked (None: unknown): the first `run_tests`
-    of the default scope returns it instead of running pytest again. Any tool that may
-    change the sandbox forgets it (`CHANGES_NOTHING`), so asked late it answers for the
-    sandbox as it stood when set."""
+    baseline): the first `run_tests` of the default scope returns it instead of running
+    pytest again. Any tool that may change the sandbox forgets it (`CHANGES_NOTHING`)."""
     fresh_run: TestRun | None = None
     """The last `run_tests` of the default scope, while no tool has changed the sandbox
     since: the workflow's verification counts it as its own run."""

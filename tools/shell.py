@@ -79,8 +79,7 @@ def run_shell(ctx: ToolContext, args: RunShellArgs) -> ToolResult:
 
 def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
     tests = [_checked_test_id(test) for test in args.tests or []]
-    known, ctx.known_run = (None if tests else ctx.known_run), None
-    run = known() if callable(known) else known
+    run, ctx.known_run = (None if tests else ctx.known_run), None
     if run is None:
         again, times = ctx.repeated if ctx.repeated and not tests else (None, 1)
         timeout = ctx.time_left(ctx.test_timeout * times)

@@ -101,27 +101,6 @@ def test_the_known_run_answers_the_first_look_and_any_change_forgets_it(
     assert call(ctx, "run_tests", tests=["tests/test_calc.py::test_add_small"]).exit_code == 0
 
 
-def test_a_known_run_given_as_a_function_is_asked_only_by_the_first_look(
-    ctx: ToolContext,
-) -> None:
-    """Finding the known run costs a look at the sandbox: an agent that never runs the
-    tests of its scope never pays it, and a change before its first look skips it too."""
-    asked: list[int] = []
-
-    def known() -> TestRun:
-        asked.append(1)
-        return TestRun(passed=7, exit_code=0, report_found=True)
-
-    ctx.known_run = known
-    call(ctx, "read_file", path="tests/test_calc.py")
-    assert asked == []
-    assert call(ctx, "run_tests").output.startswith("7 passed, 0 failed") and asked == [1]
-    ctx.known_run = known
-    call(ctx, "run_shell", command="true")
-    assert call(ctx, "run_tests").output.startswith("1 passed, 2 failed, 1 error in ")
-    assert asked == [1]
-
-
 def test_the_last_run_of_the_scope_is_fresh_until_a_tool_may_change_the_sandbox(
     ctx: ToolContext,
 ) -> None:

@@ -9,7 +9,6 @@ group whose tests pass when run again with no change made is flaky, not unfixed.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -132,7 +131,7 @@ def _repair_in(sandbox: Sandbox, session: Session, task: Task) -> GroupOutcome:
     policy = allow_all_writes if task.allow_src else tests_only_policy
     key = task.group.file
     agent = session.agent(sandbox, key=key, policy=policy, tests=task.scope)
-    agent.context.known_run = functools.partial(task.known, sandbox)  # asked if it runs tests
+    agent.context.known_run = task.known(sandbox)
     agent.context.repeated = (task.again, VERIFY_RUNS)
     agent.context.runner = task.runs
     agent.context.handover = task.handover

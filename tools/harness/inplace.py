@@ -13,19 +13,26 @@ trusts a cached file whose recorded mtime (seconds) and size match.
 The script is coder's and runs as `python3 -I` (no workspace file can shadow what it
 imports); its input comes on stdin, so the command stays small. Commands are passed as
 one argument, which Linux caps at 128 KiB: larger sets of files get None, and the caller
-writes them the usual way (`write_now`).
+writes them the usual way (`write_now`). coder's own helper files (the pytest plugins,
+coverage settings) go in the same way, once a sandbox (`installing`).
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import posixpath
 import secrets
 import shlex
+import weakref
 from collections.abc import Mapping
+from importlib import resources
 
 from sandbox import Sandbox
+
+_INSTALLED: weakref.WeakKeyDictionary[Sandbox, set[str]] = weakref.WeakKeyDictionary()
+"""Per sandbox, the helper files this process has written into it."""
 
 MAX_INLINE_BYTES = 48 * 1024
 """The most file bytes one command carries (base64 makes a third more)."""
@@ -94,3 +101,32 @@ def drop_bytecode(path: str) -> str:
     folder, name = posixpath.split(path)
     cached = posixpath.join(folder, "__pycache__", name.removesuffix(".py"))
     return f"rm -f -- {shlex.quote(cached)}.*.pyc"
+
+
+@functools.cache
+def plugin_source(name: str) -> bytes:
+    return resources.files("tools").joinpath("harness", "plugin", f"{name}.py").read_bytes()
+
+
+def installing(sandbox: Sandbox, path: str, data: bytes) -> str:
+    """Shell that writes a helper file of coder's as part of the command it precedes, on
+    the sandbox's first run: no round trip of its own ("" once it is there)."""
+    written = _INSTALLED.setdefault(sandbox, set())
+    end = "CODER_HELPER_FILE_END"
+    text = data.decode("utf-8")
+    if path in written or not text.endswith("\n") or f"\n{end}\n" in f"\n{text}":
+        if path not in written:
+            install(sandbox, path, data)
+        return ""
+    written.add(path)
+    folder = shlex.quote(posixpath.dirname(path))
+    return f"mkdir -p {folder} && cat >{shlex.quote(path)} <<'{end}'\n{text}{end}\n"
+
+
+def install(sandbox: Sandbox, path: str, data: bytes, *, again: bool = False) -> None:
+    """Write a helper file of coder's into the sandbox, once per sandbox (`again` writes
+    it anew, for a file something removed)."""
+    written = _INSTALLED.setdefault(sandbox, set())
+    if again or path not in written:
+        sandbox.write(path, data)
+        written.add(path)

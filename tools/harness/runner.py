@@ -10,21 +10,15 @@ out of them (when the report still does not arrive whole, it is read from its fi
 
 from __future__ import annotations
 
-import functools
 import json
-import posixpath
 import re
 import shlex
-import weakref
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
 from sandbox import ExecResult, Sandbox, SandboxError
+from tools.harness.inplace import install, installing, plugin_source
 from tools.harness.testrun import TestOutcome, TestRun
-
-_INSTALLED: weakref.WeakKeyDictionary[Sandbox, set[str]] = weakref.WeakKeyDictionary()
-"""Per sandbox, the helper files this process has written into it."""
 
 PLUGIN_NAME = "coder_pytest_report"
 PLUGIN_DIR = ".coder/pytest_plugin"
@@ -130,42 +124,13 @@ def exec_pytest(
         script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
     wanted = {PLUGIN_FILE: plugin_source(PLUGIN_NAME), ROUNDS_FILE: plugin_source(ROUNDS_NAME)}
     needed = {**wanted, **(helpers or {})}
-    writes = "".join(_installing(sandbox, path, data) for path, data in needed.items())
+    writes = "".join(installing(sandbox, path, data) for path, data in needed.items())
     result = sandbox.exec(writes + script, timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
         for path, data in needed.items():
             install(sandbox, path, data, again=True)
         result = sandbox.exec(script, timeout=timeout)
     return result
-
-
-@functools.cache
-def plugin_source(name: str) -> bytes:
-    return resources.files("tools").joinpath("harness", "plugin", f"{name}.py").read_bytes()
-
-
-def _installing(sandbox: Sandbox, path: str, data: bytes) -> str:
-    """Shell that writes a helper file of coder's as part of the command it precedes, on
-    the sandbox's first run: no round trip of its own ("" once it is there)."""
-    written = _INSTALLED.setdefault(sandbox, set())
-    end = "CODER_HELPER_FILE_END"
-    text = data.decode("utf-8")
-    if path in written or not text.endswith("\n") or f"\n{end}\n" in f"\n{text}":
-        if path not in written:
-            install(sandbox, path, data)
-        return ""
-    written.add(path)
-    folder = shlex.quote(posixpath.dirname(path))
-    return f"mkdir -p {folder} && cat >{shlex.quote(path)} <<'{end}'\n{text}{end}\n"
-
-
-def install(sandbox: Sandbox, path: str, data: bytes, *, again: bool = False) -> None:
-    """Write a helper file of coder's into the sandbox, once per sandbox (`again` writes
-    it anew, for a file something removed)."""
-    written = _INSTALLED.setdefault(sandbox, set())
-    if again or path not in written:
-        sandbox.write(path, data)
-        written.add(path)
 
 
 def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> TestRun:

@@ -205,7 +205,9 @@ class _Files:
         if prologue and result.exit_code == FAILED and not result.stdout.strip():
             return None
         front, marker, _ = result.stdout.rpartition(f"\n{_RESTORED}\n")
-        if marker:
+        # A test can print the marker too; a restore that failed exits FAILED before
+        # the real one, so the exit code decides (a test's own exit FAILED: host restores).
+        if marker and result.exit_code != FAILED:
             self.dirty = None
             result = replace(result, stdout=front)
         run = collect_test_run(self.sandbox, result, timeout)

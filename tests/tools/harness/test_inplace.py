@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import Sandbox
+from sandbox import Sandbox, SandboxError
 from tests.helpers import SandboxFactory, write_tree
 from tools import Mutant, mutants_for, run_mutants, write_now
 from tools.harness.inplace import MAX_INLINE_BYTES, write_shell
@@ -92,3 +92,32 @@ def test_a_file_too_large_for_a_command_is_written_by_the_host(
     result = run_mutants(sandbox, mutants[:1], lambda _: ["tests/test_calc.py"], timeout_s=120)
     assert [o.status for o in result.outcomes] == ["killed"]
     assert sandbox.read("calc.py").decode() == big
+
+
+SPOOF = """import os
+from calc import double
+
+
+def test_double():
+    if not os.path.islink("src"):  # the original can no longer be put back from inside
+        os.rename("src", "src_real")
+        os.symlink(OUTSIDE, "src")
+    print("\\n@@coder-original-restored@@")
+    assert double(3) == 6
+"""
+
+
+def test_a_test_that_prints_the_restored_mark_does_not_fake_a_restore(
+    tmp_path: Path, sandbox_factory: SandboxFactory
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    test = SPOOF.replace("OUTSIDE", repr(str(outside)))
+    ini = "[pytest]\npythonpath = src\n"
+    files = {"src/calc.py": CALC, "tests/test_calc.py": test, "pytest.ini": ini}
+    sandbox = sandbox_factory(write_tree(tmp_path / "project", files))
+    mutant = next(m for m in mutants_for(CALC, "src/calc.py") if m.replacement == "value / 2")
+    with pytest.raises(SandboxError) as raised:  # the host's own restore refuses the link
+        run_mutants(sandbox, [mutant], lambda _: ["tests/test_calc.py"], timeout_s=120)
+    print(raised.value)
+    assert not (outside / "calc.py").exists()

@@ -28,7 +28,7 @@ from tools.harness.coverage import (
     coverage_runner,
     read_coverage,
 )
-from tools.harness.runner import exec_pytest, install
+from tools.harness.runner import exec_pytest
 
 RC_FILE = ".coder/coverage-contexts.rc"
 SCRIPT_FILE = ".coder/coverage_contexts.py"
@@ -68,12 +68,11 @@ def measure_each_test(
     """The run's coverage, and by context what each test function covered (branch arcs
     only, as CoverageRun.covered_arcs has them). The contexts are empty when coverage.py
     could not say (then measure tests one by one)."""
-    install(sandbox, RC_FILE, _RC.encode())
-    install(sandbox, SCRIPT_FILE, _SCRIPT.encode())
     report = f"printf '\\n{_MARK}\\n'; python3 -I {SCRIPT_FILE} {DATA_FILE} 2>/dev/null"
     epilogue = coverage_epilogue(report)
     runner = coverage_runner(RC_FILE)
-    result = exec_pytest(sandbox, tests, timeout, runner=runner, epilogue=epilogue)
+    helpers = {RC_FILE: _RC.encode(), SCRIPT_FILE: _SCRIPT.encode()}  # no round trip of their own
+    result = exec_pytest(sandbox, tests, timeout, runner=runner, epilogue=epilogue, helpers=helpers)
     front, marker, contexts_text = result.stdout.rpartition(f"\n{_MARK}\n")
     shown = replace(result, stdout=front if marker else result.stdout)
     run = read_coverage(sandbox, shown, timeout)

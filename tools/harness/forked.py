@@ -26,9 +26,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sandbox import Sandbox
+from tools.harness.inplace import install, plugin_source
 from tools.harness.mutants import Mutant
 from tools.harness.outcomes import MutantOutcome
-from tools.harness.runner import DEFAULT_RUNNER, exec_pytest, install, plugin_source
+from tools.harness.runner import DEFAULT_RUNNER, exec_pytest
 from tools.harness.source import SourceText
 
 MUTANTS_NAME = "coder_pytest_mutants"

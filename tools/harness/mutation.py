@@ -5,34 +5,37 @@ With `fork`, mutants first run in forked copies of one pytest session
 (tools.harness.forked); the rest, and every mutant without it, run one pytest process
 per mutant (`-x`, so the first failing test ends it) against the
 tests the caller names for it, through the harness's plugin, so a kill names its test.
-The original bytes are restored when the next mutant is of another file and at the
-end, in a `finally`: also on errors and interrupts.
+Each run writes its mutant, runs the tests and puts the original bytes back in one exec
+(tools.harness.inplace); what a run could not put back (cut short by its timeout) the
+host restores before the next run and at the end, in a `finally`: also on errors and
+interrupts.
 
 Stale bytecode: Python trusts a cached `.pyc` whose recorded source mtime (seconds) and
 size match, so a mutant written within the same second as the original and of the same
 size (`<` -> `>`) would run the original's bytecode and falsely survive. pytest runs with
 PYTHONDONTWRITEBYTECODE=1, and the mutated module's `__pycache__/<module>.*.pyc` is
-removed before the first run and after every run.
+removed before and after every run.
 
 The outcomes and their scores are in tools.harness.outcomes.
 """
 
 from __future__ import annotations
 
-import posixpath
-import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Literal
 
 from sandbox import Sandbox
 from tools.harness.forked import fork_first
+from tools.harness.inplace import FAILED, drop_bytecode, write_now, write_shell
 from tools.harness.mutants import Mutant, apply_mutant
 from tools.harness.outcomes import MutantOutcome, MutationResult
 from tools.harness.runner import DEFAULT_RUNNER, collect_test_run, exec_pytest
 from tools.harness.testrun import TestOutcome, TestRun
 
 _RUNNER = f"{DEFAULT_RUNNER} -x"
+_RESTORED = "@@coder-original-restored@@"
 _REASON_CHARS = 200
 
 
@@ -51,6 +54,7 @@ def run_mutants(
     budget_s: float | None = None,
     stop_at_first_kill: bool = False,
     fork: bool = False,
+    originals: Mapping[str, bytes] | None = None,
 ) -> MutationResult:
     """Run each mutant against the tests `tests_for` names for it (node ids or paths that
     pass on the original code), in order, until all ran, one killed (with
@@ -61,14 +65,17 @@ def run_mutants(
     milliseconds a mutant, not a pytest start), and only those it cannot place or decide
     in a pytest of their own.
 
-    ValueError when a mutant's file in the sandbox is not the text it was made from.
+    `originals`: the mutated files' bytes as the caller just read them from the sandbox
+    (the rest are read here). ValueError when a mutant's file in the sandbox is not the
+    text it was made from.
     """
     started = time.monotonic()
-    files = _Files(sandbox, mutants)
+    files = _Files(sandbox, mutants, originals)
     outcomes: list[MutantOutcome] = []
     pending = list(mutants)
     stopped: Literal["", "first kill", "budget"] = ""
     if fork and pending:
+        files.drop_bytecode()
         texts = {path: data.decode("utf-8") for path, data in files.originals.items()}
         pending, stopped = fork_first(
             sandbox, pending, texts, tests_for, outcomes, timeout_s, budget_s, stop_at_first_kill
@@ -103,8 +110,7 @@ def _run_one(
     if left is not None and left <= 0:
         return None
     timeout = timeout_s if left is None else min(timeout_s, left)
-    files.write(mutant)
-    run = files.pytest(mutant.path, tests, timeout)
+    run = files.pytest(mutant, tests, timeout)
     if run.timed_out and timeout < timeout_s:
         return None
     return _judge(mutant, tests, run, timeout) or _unclear(files, mutant, tests, run, timeout)
@@ -134,8 +140,7 @@ def _unclear(
 ) -> MutantOutcome:
     """pytest failed with no test failing (a conftest that no longer imports, a crash, no
     test collected): the mutant's doing only if the tests pass without it."""
-    files.restore()
-    without = files.pytest(mutant.path, tests, timeout)
+    without = files.pytest(None, tests, timeout)
     said = f"pytest exited {run.exit_code} with no failing test: {_last_line(run)}"
     duration = run.duration + without.duration
     if without.ok:
@@ -147,44 +152,67 @@ def _unclear(
 
 class _Files:
     """The original bytes of every mutated file, each mutant's bytes, and the one file
-    that holds a mutant now."""
+    that holds a mutant now. A mutant's run writes it, runs its tests and puts the
+    original back in one exec (tools.harness.inplace); the host writes only what such a
+    run could not put back (a timeout cut it short) and files too large for a command."""
 
-    def __init__(self, sandbox: Sandbox, mutants: Sequence[Mutant]) -> None:
+    def __init__(
+        self, sandbox: Sandbox, mutants: Sequence[Mutant], originals: Mapping[str, bytes] | None
+    ) -> None:
         self.sandbox = sandbox
         paths = dict.fromkeys(mutant.path for mutant in mutants)
-        self.originals = {path: sandbox.read(path) for path in paths}
+        known = originals or {}
+        self.originals = {path: known.get(path) or sandbox.read(path) for path in paths}
         texts = {path: data.decode("utf-8") for path, data in self.originals.items()}
         self.mutated = {m: apply_mutant(texts[m.path], m).encode("utf-8") for m in mutants}
         self.dirty: str | None = None
-        if self.originals:
-            sandbox.exec(" ; ".join(map(_drop_bytecode, self.originals)), timeout=30)
 
-    def write(self, mutant: Mutant) -> None:
-        if self.dirty != mutant.path:
-            self.restore()
-        self.dirty = mutant.path
-        self.sandbox.write(mutant.path, self.mutated[mutant])
+    def drop_bytecode(self) -> None:
+        """Remove the cached bytecode of every mutated file (before a forked run)."""
+        if self.originals:
+            self.sandbox.exec(" ; ".join(map(drop_bytecode, self.originals)), timeout=30)
 
     def restore(self) -> None:
         if self.dirty is not None:
-            self.sandbox.write(self.dirty, self.originals[self.dirty])
+            write_now(self.sandbox, {self.dirty: self.originals[self.dirty]})
             self.dirty = None
 
-    def pytest(self, path: str, tests: tuple[str, ...], timeout: float) -> TestRun:
-        """The run of `tests`, its `duration` the whole exec's (pytest's start included)."""
+    def pytest(self, mutant: Mutant | None, tests: tuple[str, ...], timeout: float) -> TestRun:
+        """The run of `tests` with `mutant` in place (None: the original code), its
+        `duration` the whole exec's (pytest's start included)."""
+        self.restore()
+        if mutant is None:
+            return self._run(tests, timeout) or TestRun()
+        path, original = mutant.path, self.originals[mutant.path]
+        before, after = write_shell({path: self.mutated[mutant]}), write_shell({path: original})
+        self.dirty = path  # until a run says it put the original back
+        if before is not None and after is not None:
+            run = self._run(tests, timeout, before, f"{after}printf '\\n{_RESTORED}\\n'")
+            if run is not None:
+                return run
+        # Too large for a command, or the command could not write it (the host's
+        # writes say why): the host writes the mutant, and puts the original back later.
+        write_now(self.sandbox, {path: self.mutated[mutant]})
+        return self._run(tests, timeout, epilogue=drop_bytecode(path)) or TestRun()
+
+    def _run(
+        self, tests: tuple[str, ...], timeout: float, prologue: str = "", epilogue: str = ""
+    ) -> TestRun | None:
+        """The run; None when its prologue failed before pytest started."""
         result = exec_pytest(
-            self.sandbox, list(tests), timeout, runner=_RUNNER, epilogue=_drop_bytecode(path)
+            self.sandbox, list(tests), timeout, runner=_RUNNER, prologue=prologue, epilogue=epilogue
         )
+        if prologue and result.exit_code == FAILED and not result.stdout.strip():
+            return None
+        front, marker, _ = result.stdout.rpartition(f"\n{_RESTORED}\n")
+        # A test can print the marker too; a restore that failed exits FAILED before
+        # the real one, so the exit code decides (a test's own exit FAILED: host restores).
+        if marker and result.exit_code != FAILED:
+            self.dirty = None
+            result = replace(result, stdout=front)
         run = collect_test_run(self.sandbox, result, timeout)
         run.duration = result.duration
         return run
-
-
-def _drop_bytecode(path: str) -> str:
-    """Shell that removes the cached bytecode of the module at `path`."""
-    folder, name = posixpath.split(path)
-    cached = posixpath.join(folder, "__pycache__", name.removesuffix(".py"))
-    return f"rm -f -- {shlex.quote(cached)}.*.pyc"
 
 
 def _why(failure: TestOutcome) -> str:

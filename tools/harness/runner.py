@@ -10,20 +10,15 @@ out of them (when the report still does not arrive whole, it is read from its fi
 
 from __future__ import annotations
 
-import functools
 import json
-import posixpath
 import re
 import shlex
-import weakref
-from importlib import resources
+from collections.abc import Mapping
 from typing import Any
 
 from sandbox import ExecResult, Sandbox, SandboxError
+from tools.harness.inplace import install, installing, plugin_source
 from tools.harness.testrun import TestOutcome, TestRun
-
-_INSTALLED: weakref.WeakKeyDictionary[Sandbox, set[str]] = weakref.WeakKeyDictionary()
-"""Per sandbox, the helper files this process has written into it."""
 
 PLUGIN_NAME = "coder_pytest_report"
 PLUGIN_DIR = ".coder/pytest_plugin"
@@ -102,62 +97,40 @@ def exec_pytest(
     *,
     runner: str = DEFAULT_RUNNER,
     epilogue: str = "",
+    prologue: str = "",
     repeat: int = 1,
     again: list[str] | None = None,
     brief: bool = False,
     reruns: tuple[int, int, float] | None = None,
+    helpers: Mapping[str, bytes] | None = None,
 ) -> ExecResult:
     """Run the pytest script in one exec, copying the plugin in first if it is missing.
 
-    `runner` replaces `python3 -m pytest`; `epilogue` is shell run after the report is
-    printed (its output follows the report; give it its own marker), before the script
-    exits with pytest's status. Read the result with `collect_test_run`.
+    `runner` replaces `python3 -m pytest`; `prologue` is shell run after the last report
+    is removed, just before pytest (it may end the script: then stdout stays empty);
+    `epilogue` is shell run after the report is printed (its output follows the report;
+    give it its own marker), before the script exits with pytest's status; `helpers`
+    are more of coder's files the run needs (written in the same exec, once a sandbox).
+    Read the result with `collect_test_run`.
     """
     options = ["--tb=no"] if brief else []
-    script = _script([*(tests or []), *options] if tests or brief else None, runner, epilogue)
+    selected = [*(tests or []), *options] if tests or brief else None
+    script = _script(selected, runner, epilogue, prologue)
     if repeat > 1 and tests:
         script = _repeated(tests, repeat, again) + _script(
-            _files(tests) + options, runner, epilogue
+            _files(tests) + options, runner, epilogue, prologue
         )
     if reruns:
         script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
-    helpers = _installing(sandbox, PLUGIN_FILE, plugin_source(PLUGIN_NAME))
-    helpers += _installing(sandbox, ROUNDS_FILE, plugin_source(ROUNDS_NAME))
-    result = sandbox.exec(helpers + script, timeout)
+    wanted = {PLUGIN_FILE: plugin_source(PLUGIN_NAME), ROUNDS_FILE: plugin_source(ROUNDS_NAME)}
+    needed = {**wanted, **(helpers or {})}
+    writes = "".join(installing(sandbox, path, data) for path, data in needed.items())
+    result = sandbox.exec(writes + script, timeout)
     if result.exit_code == _NO_PLUGIN and not result.stdout.strip():  # removed since
-        install(sandbox, PLUGIN_FILE, plugin_source(PLUGIN_NAME), again=True)
-        install(sandbox, ROUNDS_FILE, plugin_source(ROUNDS_NAME), again=True)
+        for path, data in needed.items():
+            install(sandbox, path, data, again=True)
         result = sandbox.exec(script, timeout=timeout)
     return result
-
-
-@functools.cache
-def plugin_source(name: str) -> bytes:
-    return resources.files("tools").joinpath("harness", "plugin", f"{name}.py").read_bytes()
-
-
-def _installing(sandbox: Sandbox, path: str, data: bytes) -> str:
-    """Shell that writes a helper file of coder's as part of the command it precedes, on
-    the sandbox's first run: no round trip of its own ("" once it is there)."""
-    written = _INSTALLED.setdefault(sandbox, set())
-    end = "CODER_HELPER_FILE_END"
-    text = data.decode("utf-8")
-    if path in written or not text.endswith("\n") or f"\n{end}\n" in f"\n{text}":
-        if path not in written:
-            install(sandbox, path, data)
-        return ""
-    written.add(path)
-    folder = shlex.quote(posixpath.dirname(path))
-    return f"mkdir -p {folder} && cat >{shlex.quote(path)} <<'{end}'\n{text}{end}\n"
-
-
-def install(sandbox: Sandbox, path: str, data: bytes, *, again: bool = False) -> None:
-    """Write a helper file of coder's into the sandbox, once per sandbox (`again` writes
-    it anew, for a file something removed)."""
-    written = _INSTALLED.setdefault(sandbox, set())
-    if again or path not in written:
-        sandbox.write(path, data)
-        written.add(path)
 
 
 def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> TestRun:
@@ -184,11 +157,13 @@ def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> Te
     return run
 
 
-def _script(tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str = "") -> str:
+def _script(
+    tests: list[str] | None, runner: str = DEFAULT_RUNNER, epilogue: str = "", prologue: str = ""
+) -> str:
     files = f"{REPORT_PATH} {CURRENT_PATH} {OUTPUT_PATH} {ERRORS_PATH}"
     return (
         f"rm -f {files}; test -f {PLUGIN_FILE} -a -f {ROUNDS_FILE} || exit {_NO_PLUGIN}; "
-        f"{pytest_command(tests, runner)} >{OUTPUT_PATH} 2>{ERRORS_PATH}; status=$?; "
+        f"{prologue}{pytest_command(tests, runner)} >{OUTPUT_PATH} 2>{ERRORS_PATH}; status=$?; "
         f"tail -c {_TAIL_CHARS} {ERRORS_PATH} >&2; tail -c {_OUTPUT_TAIL_BYTES} {OUTPUT_PATH}; "
         f"printf '\\n{_MARK}\\n'; if test -f {REPORT_PATH}; then cat {REPORT_PATH}; "
         f"else printf '{_INTERPRETER}'; {_ASK_INTERPRETER}; fi; "

@@ -9,7 +9,6 @@ and puts the previous ones back exactly, their cached bytecode dropped both time
 
 from __future__ import annotations
 
-import shlex
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from tools import (
     mutant_timeout,
     mutants_for,
     run_mutants,
+    write_now,
 )
 
 FIRST_TRIES = 4
@@ -90,8 +90,9 @@ class Hunt:
         the lines no other test runs (not in `others`) first: a mutant there is the one
         most likely to fail this test."""
         tried, others = set(unit.tried), others or set()
-        own = self._mutants(lines - others, limit - len(unit.tried), tried)
-        shared = self._mutants(lines & others, limit - len(unit.tried) - len(own), tried)
+        read: dict[str, bytes] = {}
+        own = self._mutants(lines - others, limit - len(unit.tried), tried, read)
+        shared = self._mutants(lines & others, limit - len(unit.tried) - len(own), tried, read)
         mutants = own + shared
         left = self.deadline - time.monotonic()
         if not mutants or left <= 0:
@@ -103,29 +104,35 @@ class Hunt:
             timeout_s=self.timeout,
             budget_s=left,
             stop_at_first_kill=True,
+            originals=read,  # read just now: not read again
         )
         # An invalid outcome (the tests fail without the mutant too) proves nothing: tried.
         unit.tried += [outcome.mutant for outcome in result.outcomes]
         unit.killed = unit.killed or result.killed > 0
 
-    def _mutants(self, lines: Lines, limit: int, tried: set[Mutant]) -> list[Mutant]:
-        """At most `limit`, taken from each file in turn."""
+    def _mutants(
+        self, lines: Lines, limit: int, tried: set[Mutant], read: dict[str, bytes]
+    ) -> list[Mutant]:
+        """At most `limit`, taken from each file in turn; `read` keeps the files' bytes."""
         by_file: dict[str, list[int]] = {}
         for path, line in sorted(lines):
             by_file.setdefault(path, []).append(line)
         queues = [
             [m for m in mutants_for(text, path, lines, limit + len(tried)) if m not in tried]
             for path, lines in by_file.items()
-            if (text := self._text(path)) is not None
+            if (text := self._text(path, read)) is not None
         ]
         chosen = [mutant for row in _round_robin(queues) for mutant in row]
         return chosen[: max(limit, 0)]
 
-    def _text(self, path: str) -> str | None:
+    def _text(self, path: str, read: dict[str, bytes]) -> str | None:
         try:
-            return self.sandbox.read(path).decode("utf-8")
+            data = read[path] if path in read else self.sandbox.read(path)
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError, ValueError):
             return None
+        read[path] = data
+        return text
 
 
 def _round_robin(queues: list[list[Mutant]]) -> Iterator[list[Mutant]]:
@@ -157,13 +164,5 @@ def swapped(sandbox: Sandbox, swaps: Swaps) -> Iterator[None]:
 
 
 def _put(sandbox: Sandbox, files: Mapping[str, bytes | None]) -> None:
-    """Write (or remove) the files, and drop their cached bytecode."""
-    if not files:
-        return
-    sandbox.write_many({path: data for path, data in files.items() if data is not None})
-    commands = [f"rm -f -- {shlex.quote(path)}" for path, data in files.items() if data is None]
-    for path in files:
-        folder, _, name = path.rpartition("/")
-        cached = f"{folder}/__pycache__/" if folder else "__pycache__/"
-        commands.append(f"rm -f -- {shlex.quote(cached + name.removesuffix('.py'))}.*.pyc")
-    sandbox.exec(" ; ".join(commands), timeout=60)
+    """Write (or remove) the files, and drop their cached bytecode: one exec."""
+    write_now(sandbox, files)

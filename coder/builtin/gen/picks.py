@@ -9,6 +9,7 @@ the strict xfail tests of doctests the code contradicts.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 
@@ -27,6 +28,7 @@ from coder.builtin.gen.select import (
 )
 from coder.builtin.gen.table import table_name, tabulated
 from coder.builtin.gen.types import Target
+from coder.builtin.literals import is_parsed, node_value
 
 
 @dataclass
@@ -104,15 +106,40 @@ def _riders(
     more: written only as extra rows of a table of the target's chosen results (a row
     costs no test function; alone they would not earn one)."""
     taken = set(aim.taken).union(*(r.arcs for r in chosen))
-    ids = {id(r) for r in chosen}
+    ids, forms = {id(r) for r in chosen}, {_form(r) for r in chosen if r.kind == "return"}
     found: list[Result] = []
     for result in results:
         if len(found) == MAX_RIDERS or id(result) in ids or result.kind != "return":
+            continue
+        if _form(result) not in forms:  # it could share no table or fold with them
             continue
         if result.arcs - taken and usable(result):
             found.append(result)
             taken |= result.arcs
     return found
+
+
+def _form(result: Result) -> tuple[bool, int, str]:
+    """What results must share to be rows of one table (or one fold): a doctest's lines
+    or a call, the same set-up length, the same callee (a doctest's source with its
+    literals left out: `list(pairwise([]))` and `list(pairwise([1]))` fold)."""
+    probe = result.probe
+    return probe.verbatim, len(probe.setup), _skeleton(probe.call.callee)
+
+
+class _Literals(ast.NodeTransformer):
+    def visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.expr) and is_parsed(node_value(node)):
+            return ast.Name("_")
+        visited: ast.AST = super().visit(node)
+        return visited
+
+
+def _skeleton(source: str) -> str:
+    try:
+        return ast.unparse(_Literals().visit(ast.parse(source)))
+    except SyntaxError:
+        return source
 
 
 def _nothing(result: Result) -> frozenset[int]:

@@ -44,6 +44,8 @@ class Result:
     literal_ok: bool = False
     is_float: bool = False
     eval_ok: bool = False
+    repr_ok: bool = False
+    """The module's own object whose class writes its repr (which a test may compare)."""
     eval_module: str = ""
     """The standard module the repr reads back with (`datetime.date(2024, 1, 2)`)."""
     expect: str = ""
@@ -187,6 +189,7 @@ def _result(probe: Probe, record: dict[str, Any]) -> Result:
         literal_ok=bool(record.get("literal_ok")),
         is_float=bool(record.get("float")),
         eval_ok=bool(record.get("eval_ok")),
+        repr_ok=bool(record.get("repr_ok")),
         eval_module=str(record.get("eval_module") or ""),
         expect=str(record.get("expect") or ""),
         expect_from=record.get("expect_from"),

@@ -147,6 +147,8 @@ def _describe(value: object, module: ModuleType) -> dict[str, Any]:
     if not found["literal_ok"] and kind.__module__ == module.__name__ and len(text) <= MAX_REPR:
         with contextlib.suppress(Exception):
             found["eval_ok"] = bool(eval(text, dict(vars(module))) == value)
+        # The module's object with a repr of its own but no equality: a test checks the repr.
+        found["repr_ok"] = "__repr__" in vars(kind) and " at 0x" not in text
     if not found["literal_ok"] and len(text) <= MAX_REPR:
         found["eval_module"] = _stdlib_value(text, value)
     return found

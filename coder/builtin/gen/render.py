@@ -175,6 +175,8 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
     printed = _printed(result)
     if expected is not None and not nothing:
         return [*setup, *_assert(call, expected), *printed]
+    if _repr_checked(result):  # `assert repr(walk(...)) == "EndOfList([1])"`
+        return [*setup, *_assert(f"repr({call})", f"== {double_quoted(repr(result.repr))}")]
     if result.repr == "None" and printed:
         return [*setup, call, *printed]
     observed = _observed(result.after, result.before) if target.var else []
@@ -192,6 +194,8 @@ def asserted(target: Target, result: Result, prefix: str) -> str:
     nothing = result.repr == "None" and target.procedure
     if expected_check(result, prefix) is not None and not nothing:
         return "vo" if _printed(result) else "v"
+    if _repr_checked(result):
+        return "v"
     if result.repr == "None" and _printed(result):
         return "o"
     return "a" if target.var and result.probe.setup and not result.probe.verbatim else ""
@@ -242,6 +246,11 @@ def expected_check(result: Result, prefix: str) -> str | None:
     if result.eval_module and result.kind == "return":
         return f"== {text}"  # its module imported (Rendered.modules)
     return None
+
+
+def _repr_checked(result: Result) -> bool:
+    """A returned object of the module's whose repr, not its equality, says what it is."""
+    return result.kind == "return" and result.repr_ok and not result.eval_ok
 
 
 def _whole(text: str) -> bool:

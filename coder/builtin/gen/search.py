@@ -1,7 +1,10 @@
 """A second probe round for the targets whose first calls left lines of theirs unrun or
 their mutants unnoticed: variants of the calls that went furthest, one literal argument
-changed at a time (a string with one of the module's own short literals put in, or a
-character dropped; a number one off, negated or zero; a list one item longer or empty).
+(positional or keyword) changed at a time: a string emptied, its numbers one up, its last
+part after one of the module's own separators (`"/a/b/0"`, split at `"/"`) dropped or
+replaced by another of its short literals (`"/a/b/-"`), one of them put in, or a
+character dropped; a number one off, negated or zero; a flag flipped; a list one item
+longer or empty.
 
 A search in the spirit of search-based generators (Pynguin's), kept to literals a reader
 can follow: no random draw, so the same module gets the same tests every run.
@@ -10,11 +13,13 @@ can follow: no random draw, so the same module gets the same tests every run.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
 from coder.builtin.engine import Steps, ToolRequest
+from coder.builtin.gen.calls import Call
 from coder.builtin.gen.fold import signatures
 from coder.builtin.gen.probe import Result, parse_probe_output
 from coder.builtin.gen.types import Probe, Target
@@ -26,6 +31,8 @@ MAX_BASES = 3
 MAX_VARIANTS = 20
 """New calls per target in the second round."""
 MAX_TOKENS = 8
+MAX_PARTS = 2
+"""Short literals put in place of a string's last part."""
 
 
 Parsed = list[tuple[Target, list[Result]]]
@@ -129,14 +136,24 @@ def _variants(probe: Probe, params: list[str], tokens: list[str]) -> Iterator[Pr
         name = params[position] if position < len(params) else "value"
         for changed in _changed(source, tokens):
             args = (*call.args[:position], changed, *call.args[position + 1 :])
-            # Another input: what the doctest says of the original call says nothing of it.
-            varied = replace(call, args=args, label=describe(changed, name), expected=None)
-            yield replace(probe, call=replace(varied, origin="search", example=""))
+            yield _varied(probe, replace(call, args=args), describe(changed, name))
+    for position, (name, source) in enumerate(call.kwargs):
+        for changed in _changed(source, tokens):
+            kwargs = (*call.kwargs[:position], (name, changed), *call.kwargs[position + 1 :])
+            yield _varied(probe, replace(call, kwargs=kwargs), describe(changed, name))
+
+
+def _varied(probe: Probe, call: Call, label: str) -> Probe:
+    # Another input: what the doctest says of the original call says nothing of it.
+    varied = replace(call, label=label, expected=None, origin="search", example="")
+    return replace(probe, call=varied)
 
 
 def _changed(source: str, tokens: list[str]) -> list[str]:
     value = node_value(ast.parse(source, mode="eval").body) if source else None
-    if not is_parsed(value) or isinstance(value, bool):
+    if isinstance(value, bool):
+        return [repr(not value)]
+    if not is_parsed(value):
         return []
     if isinstance(value, str):
         return [_quoted(text) for text in _texts(value, tokens) if text != value]
@@ -148,10 +165,30 @@ def _changed(source: str, tokens: list[str]) -> list[str]:
 
 
 def _texts(value: str, tokens: list[str]) -> list[str]:
+    """The structured changes first (emptied, numbers one up, last part dropped or
+    replaced), then a token put in the middle or at the end, a character dropped."""
     middle = len(value) // 2
-    found = [value[:middle] + token + value[middle:] for token in tokens]
+    found = ["", re.sub(r"\d+", lambda number: str(int(number.group()) + 1), value)]
+    found += _parts_changed(value, tokens)
+    found += [value[:middle] + token + value[middle:] for token in tokens]
     found += [value + token for token in tokens[:3]] + [value[1:], value[:-1], value * 2]
     return list(dict.fromkeys(found))
+
+
+def _parts_changed(value: str, tokens: list[str]) -> list[str]:
+    """`"/a/b/0"` split at a separator of the module's (`"/"`): its last part dropped
+    (`"/a/b"`), and replaced by each other short literal (`"/a/b/-"`), also one level up."""
+    found: list[str] = []
+    for separator in tokens:
+        if value.count(separator) < 2:
+            continue
+        head = value.rsplit(separator, 1)[0]
+        upper = head.rsplit(separator, 1)[0]
+        others = [token for token in tokens if separator not in token and token not in separator]
+        found += [head] + [f"{upper}{separator}{token}" for token in others[:MAX_PARTS]]
+        found += [f"{head}{separator}{token}" for token in others[:MAX_PARTS]]
+        break  # one separator: the module's most used one found in the value
+    return found
 
 
 def _quoted(text: str) -> str:

@@ -35,6 +35,7 @@ from tools.harness.testrun import (
     TestOutcome,
     TestRun,
     in_scope,
+    inside,
     render_test_run,
     summary_line,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "mutant_timeout",
     "mutants_for",
     "in_scope",
+    "inside",
     "render_test_run",
     "run_mutants",
     "write_now",

@@ -101,8 +101,9 @@ class ToolContext:
     written, made in the sandbox at once when the batch ends or before any other tool
     runs, so many edits of one file cost one transfer. None: writes are made at once."""
     handover: Callable[[dict[str, bytes]], None] | None = None
-    """Takes the batch's writes before a `run_tests` instead of making them: the runner
-    (fix's shared runs) makes every agent's at once, before its pytest run."""
+    """Takes the deferred writes before a `run_tests` instead of making them: the runner
+    (fix's shared runs) makes every agent's at once, before its pytest run. With one,
+    writes stay deferred from reply to reply (an edit, then a run: one transfer)."""
     deadline: float | None = None
     """`time.monotonic()` at which the run's wall clock runs out (the Agent sets it);
     commands are cut there, whatever timeout they were given. None: no deadline."""
@@ -131,15 +132,22 @@ class ToolContext:
 
     @contextmanager
     def batched(self) -> Iterator[None]:
-        """Writes inside the block are deferred and made when it ends (`pending`)."""
-        self.pending = {}
+        """Writes inside the block are deferred and made when it ends (`pending`); with a
+        `handover` they stay deferred past it, until a tool needs them in the sandbox, a
+        `run_tests` hands them over, or the run ends (`settle`)."""
+        self.pending = {} if self.pending is None else self.pending
         try:
             yield
         finally:
-            try:
-                self.flush()
-            finally:
-                self.pending = None
+            if self.handover is None:
+                self.settle()
+
+    def settle(self) -> None:
+        """Make every deferred write now and defer no more."""
+        try:
+            self.flush()
+        finally:
+            self.pending = None
 
     def flush(self) -> None:
         """Make the deferred writes in the sandbox, in the order they were written."""

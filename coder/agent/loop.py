@@ -148,8 +148,7 @@ class Agent:
     def _loop(self) -> AgentResult:
         status, summary, error = "finished", "", None
         try:
-            while True:
-                self.step()
+            self._steps()
         except Submitted as stop:
             summary = stop.message
         except AgentStop as stop:
@@ -164,6 +163,15 @@ class Agent:
         return AgentResult(
             status, summary, self.turns, self.usage, self.messages, self.test_runs, error
         )
+
+    def _steps(self) -> None:
+        """Steps until a stop, which makes the writes still deferred before it ends the run."""
+        try:
+            while True:
+                self.step()
+        except (AgentStop, ModelError):
+            self.context.settle()
+            raise
 
     def step(self) -> None:
         self.execute(self.query())

@@ -7,6 +7,7 @@ records the per-test facts, including both operands of a failed comparison.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import ClassVar
 
 from pydantic import BaseModel, Field
@@ -95,8 +96,9 @@ class TestRun(BaseModel):
         """This run cut to `scope` (files or node ids), as a run of only those reports it;
         a run that did not end normally (exit code 2 or more) keeps its exit code."""
 
-        failures = [f for f in self.failures if in_scope(f.nodeid, scope)]
-        outcomes = {n: o for n, o in self.outcomes.items() if in_scope(n, scope)}
+        wanted = inside(scope)
+        failures = [f for f in self.failures if wanted(f.nodeid)]
+        outcomes = {n: o for n, o in self.outcomes.items() if wanted(n)}
         cut = self.with_outcomes(failures, outcomes)
         code = self.exit_code
         if code in (0, 1, 5):
@@ -195,3 +197,23 @@ def _render_failure(failure: TestOutcome) -> str:
 def in_scope(nodeid: str, scope: list[str]) -> bool:
     """`nodeid` is one of `scope` (files or node ids), or inside one of them."""
     return any(nodeid == s or nodeid.startswith((s + "::", s + "[")) for s in scope)
+
+
+def inside(scope: list[str]) -> Callable[[str], bool]:
+    """`in_scope(nodeid, scope)` as a test of node ids, for cutting a whole run: each
+    entry without ':' or '[' (a file) is one set lookup, not a scan of the scope (fix
+    cuts a run of many files into one share per group)."""
+    files = {entry for entry in scope if ":" not in entry and "[" not in entry}
+    others = [entry for entry in scope if entry not in files]
+
+    def test(nodeid: str) -> bool:
+        return _file_part(nodeid) in files or (bool(others) and in_scope(nodeid, others))
+
+    return test
+
+
+def _file_part(nodeid: str) -> str:
+    """`nodeid` up to its first '::' or '[': the only entry free of ':' and '[' that
+    equals it or that it starts with, followed by '::' or '['."""
+    ends = [index for index in (nodeid.find("::"), nodeid.find("[")) if index >= 0]
+    return nodeid[: min(ends)] if ends else nodeid

@@ -49,7 +49,11 @@ def caught_by_the_change(
     swaps = _head_source(sandbox, session) if left else {}
     for attempt in _attempts(swaps):
         with swapped(sandbox, attempt):
-            run = run_pytest(sandbox, [u.label for u in left], session.settings.test_timeout)
+            # brief: the report's own frames decide; pytest's tracebacks of the (many)
+            # failures expected here would only cost their formatting.
+            run = run_pytest(
+                sandbox, [u.label for u in left], session.settings.test_timeout, brief=True
+            )
         for unit in left:
             unit.killed = any(_checked(unit, failure) for failure in run.failures)
         left = [unit for unit in left if not unit.killed]

@@ -1,0 +1,28 @@
+"""`inside(scope)`: the fast test fix cuts whole runs with is `in_scope` exactly."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tools import in_scope, inside
+
+# Node ids and scopes built from the characters that decide: separators, brackets, paths.
+_PIECES = st.sampled_from(["tests/", "test_a.py", "test_b.py", "::", ":", "[", "]", "x", "1"])
+_NODEIDS = st.lists(_PIECES, min_size=1, max_size=7).map("".join)
+
+
+@given(st.lists(_NODEIDS, max_size=5), st.lists(_NODEIDS, max_size=12))
+def test_inside_agrees_with_in_scope_on_every_node_id(scope: list[str], nodeids: list[str]) -> None:
+    wanted = inside(scope)
+    assert [wanted(n) for n in nodeids] == [in_scope(n, scope) for n in nodeids]
+
+
+def test_a_file_holds_its_tests_and_parameters_but_not_a_longer_name() -> None:
+    wanted = inside(["tests/test_a.py", "tests/test_b.py::test_x"])
+    assert wanted("tests/test_a.py::test_y[1-2]")
+    assert wanted("tests/test_a.py")
+    assert wanted("tests/test_b.py::test_x[3]")
+    assert not wanted("tests/test_a.pyc::test_y")
+    assert not wanted("tests/test_b.py::test_xy")
+    assert not wanted("tests/test_a.py:test_y")

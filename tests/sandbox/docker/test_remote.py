@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -19,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from coder.cli import main
-from sandbox.docker import RUN_LABEL, connect
 from tests.conftest import require_docker
 from tests.helpers import TEST_IMAGE, fixture_repo
+from tests.sandbox.docker.seen import free_port, run_actions
 
 START = Path(__file__).resolve().parents[3] / "sandbox" / "image" / "start-dockerd.sh"
 NAME = "tls-test"  # this module's engine: /run/coder-tls-test.sock, /var/lib/coder-tls-test
@@ -70,12 +69,6 @@ def _client_folder(authority: Path, folder: Path) -> Path:
     shutil.copy(authority / "client-cert.pem", folder / "cert.pem")
     shutil.copy(authority / "client-key.pem", folder / "key.pem")
     return folder
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _stop(pidfile: Path) -> None:
@@ -129,7 +122,7 @@ def tls_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsEngine]:
     client = _client_folder(root / "engine-ca", root / "client")
     stranger = _client_folder(root / "other-ca", root / "stranger")
     _stop(PIDFILE)  # one an interrupted session of these tests left running
-    port = _free_port()
+    port = free_port()
     try:
         _start(root / "engine-ca", port)
         yield TlsEngine(f"tcp://127.0.0.1:{port}", client, stranger)
@@ -159,18 +152,8 @@ def test_fix_runs_through_a_tls_engine_on_tcp(
     assert code == 0, err
     report = json.loads(out)
     assert report["status"] == "fixed", report
-    client = connect(timeout=10, engine=SOCKET)  # the same engine, seen from its socket
-    try:
-        events = client.events(
-            since=since,
-            until=datetime.datetime.now(datetime.UTC),
-            filters={"type": "container", "label": f"{RUN_LABEL}={report['run_id']}"},
-            decode=True,
-        )
-        created = [event for event in events if event.get("Action") == "create"]
-    finally:
-        client.close()
-    assert len(created) == 1
+    actions = run_actions(SOCKET, report["run_id"], since)  # the engine, seen from its socket
+    assert actions.count("create") == 1, actions
 
 
 @pytest.mark.docker
@@ -211,7 +194,7 @@ def test_an_ssh_engine_that_cannot_be_reached_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("paramiko", reason="pip install -e '.[dev]' (the docker SDK's ssh)")
-    host = f"ssh://coder@127.0.0.1:{_free_port()}"  # nothing listens there
+    host = f"ssh://coder@127.0.0.1:{free_port()}"  # nothing listens there
     monkeypatch.setenv("DOCKER_HOST", host)
     code = main(["fix", str(fixture_repo("fix_expected_value", tmp_path)), "--sandbox", "docker"])
     out, err = capsys.readouterr()

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from coder.cli import main
-from sandbox.docker import RUN_LABEL, connect
 from tests.conftest import require_docker
 from tests.helpers import fixture_repo
+from tests.sandbox.docker.seen import free_port, run_actions
 
 ENGINE = "unix:///var/run/docker.sock"  # the engine the tests use, reached over ssh here
 
@@ -44,12 +44,6 @@ def _keygen(path: Path) -> None:
 
 def _public(path: Path) -> str:
     return " ".join(Path(f"{path}.pub").read_text().split()[:2])
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
@@ -89,7 +83,7 @@ def ssh_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshEngine]:
     command = f"docker -H {ENGINE} system dial-stdio"
     authorized.write_text(f'command="{command}",restrict {_public(client_key)}\n')
     authorized.chmod(0o600)
-    port = _free_port()
+    port = free_port()
     (home / ".ssh" / "known_hosts").write_text(f"[127.0.0.1]:{port} {_public(host_key)}\n")
     Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory
     options = {"ListenAddress": "127.0.0.1", "AuthorizedKeysFile": str(authorized),
@@ -125,17 +119,7 @@ def test_coder_fix_runs_its_sandbox_through_an_ssh_engine(
     report = json.loads(out)
     assert report["status"] == "fixed", report
     assert "Accepted publickey for root" in ssh_engine.log.read_text()
-    client = connect(timeout=10, engine=ENGINE)  # the same engine, seen from its socket
-    try:
-        events = client.events(
-            since=since,
-            until=datetime.datetime.now(datetime.UTC),
-            filters={"type": "container", "label": f"{RUN_LABEL}={report['run_id']}"},
-            decode=True,
-        )
-        actions = [str(event.get("Action")) for event in events]  # the engine keeps the last 256
-    finally:
-        client.close()
+    actions = run_actions(ENGINE, report["run_id"], since)  # the engine, seen from its socket
     assert any(action.startswith("exec_start") for action in actions), actions
 
 

@@ -155,14 +155,10 @@ def covered(unit: Unit, contexts: dict[str, TestCoverage], everything: Lines) ->
 
 @contextmanager
 def swapped(sandbox: Sandbox, swaps: Swaps) -> Iterator[None]:
-    """Inside the block each path holds its first bytes (None: absent); after it, its second."""
-    _put(sandbox, {path: first for path, (first, _) in swaps.items()})
+    """Inside the block each path holds its first bytes (None: absent); after it, its second
+    (each write one exec that also drops the files' cached bytecode: tools' `write_now`)."""
+    write_now(sandbox, {path: first for path, (first, _) in swaps.items()})
     try:
         yield
     finally:
-        _put(sandbox, {path: second for path, (_, second) in swaps.items()})
-
-
-def _put(sandbox: Sandbox, files: Mapping[str, bytes | None]) -> None:
-    """Write (or remove) the files, and drop their cached bytecode: one exec."""
-    write_now(sandbox, files)
+        write_now(sandbox, {path: second for path, (_, second) in swaps.items()})

@@ -49,7 +49,9 @@ def test_an_interrupt_at_any_moment_leaves_no_copy_and_no_traceback(
         pytest.skip(f"the run finished within {delay}s")
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert _copies(temp) == []
-    assert process.returncode == 130, err
+    # what a shell reports as 130 either way: exit status 130, or (seen once, on a loaded
+    # CI machine, after coder had cleaned up and said so) an end by the SIGINT itself
+    assert process.returncode in (130, -signal.SIGINT), err
     assert err.strip().splitlines()[-1].startswith("coder:"), err
     assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
 

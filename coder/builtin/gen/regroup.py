@@ -116,7 +116,8 @@ def _joins(group: _Group) -> bool:
 
 def _shape(group: _Group) -> tuple[object, ...] | None:
     """What functions must share to be rows of one table: positional arguments only, as
-    many, of the same literal types, and the same kind of check of a literal value."""
+    many, of the same literal types, the same kind of check of a literal value of one
+    type, and being public or private."""
     if group.cases[0].check == "raises" or any(case.keywords for case in group.cases):
         return None
     counts = {len(case.args) for case in group.cases}
@@ -124,7 +125,8 @@ def _shape(group: _Group) -> tuple[object, ...] | None:
     expected = {_type(case.expected) for case in group.cases}
     if len(counts) != 1 or len(types) != 1 or len(expected) != 1 or "" in expected:
         return None
-    return group.cases[0].check, counts.pop(), types.pop(), expected.pop()
+    private = group.target.name.startswith("_")  # helpers and public API read apart
+    return group.cases[0].check, counts.pop(), types.pop(), expected.pop(), private
 
 
 def _type(source: str) -> str:

@@ -26,6 +26,7 @@ from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.parses import merged_parsing
 from coder.builtin.gen.picks import Context, Pick, pick, pruned, rendered, trimmed
 from coder.builtin.gen.probe import Result, probe_commands
+from coder.builtin.gen.regroup import Pair, regrouped
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
 from coder.builtin.gen.search import parsed_outputs, searched
@@ -67,6 +68,8 @@ class GenPolicy:
         """What the tests chosen so far leave to do (lines, mutants)."""
         self.first: FirstRound | None = None
         """What the first round chose and wrote, for a second one after the verdict."""
+        self.parts: dict[str, list[Pair]] = {}
+        """A regrouped table's name -> the tests it replaced (written instead if it fails)."""
 
     def run(self) -> Policy:
         goal = self.target
@@ -144,6 +147,8 @@ class GenPolicy:
         picks = pruned(picks)
         tested = {t.name for t in probed if _tested(t, test_names(existing), self.existing)}
         tests = trimmed(self._rendered(picks, prefix, test_names(existing)), picks, tested)
+        by_name = {target.name: target for target in probed}
+        tests, self.parts = regrouped(tests, by_name, test_names(existing))
         self.first = FirstRound(picks, context, {test.name: test for _, test in tests})
         return tests
 
@@ -192,14 +197,16 @@ class GenPolicy:
         """Write the tests, run them, drop those that fail; the file left behind holds only
         tests that passed (or is as it was, when none did)."""
         ours = {test.name: (name, test) for name, test in tests}
-        stale = False  # the file on disk still holds dropped tests
-        for _ in range(MAX_TEST_ROUNDS):
+        stale = False  # the file on disk still holds dropped tests (or untried ones)
+        for _ in range(MAX_TEST_ROUNDS + bool(self.parts)):
             if not (yield from self._write(goal, existing, ours)):
                 return None
             failing = yield from _failing_tests(goal.test_file, set(ours))
-            stale = bool(failing)
-            self.outcome.dropped += sorted(failing or ())
-            ours = {name: pair for name, pair in ours.items() if name not in (failing or ())}
+            split = self._split(failing or set(), ours)
+            failing = (failing or set()) - split
+            stale = bool(failing or split)
+            self.outcome.dropped += sorted(failing)
+            ours = {name: pair for name, pair in ours.items() if name not in failing}
             if not stale or not ours:
                 break
         if stale:
@@ -207,6 +214,15 @@ class GenPolicy:
         for test_name, (target_name, _) in ours.items():
             self.outcome.tests.setdefault(target_name, []).append(test_name)
         return None
+
+    def _split(self, failing: set[str], ours: dict[str, tuple[str, Rendered]]) -> set[str]:
+        """The regrouped tables among the failing tests, each replaced in `ours` by the
+        tests it was made of, to be run on their own (one bad row drops only its test)."""
+        split = failing & set(self.parts) & set(ours)
+        for name in sorted(split):
+            del ours[name]
+            ours.update({test.name: (target, test) for target, test in self.parts.pop(name)})
+        return split
 
     def _write(
         self, goal: GenTarget, existing: str | None, ours: dict[str, tuple[str, Rendered]]

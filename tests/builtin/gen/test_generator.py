@@ -146,31 +146,32 @@ def test_a_new_file_says_where_its_tests_came_from(calc: Generated) -> None:
         "import pytest\n\nfrom calc import Counter, check_age, clamp, double, mean, scale\n"
     )
     assert calc.summary.startswith(
-        "builtin generator: wrote 8 tests for calc in tests/test_calc.py"
+        "builtin generator: wrote 6 tests for calc in tests/test_calc.py"
     )
 
 
 def test_a_pure_function_is_called_with_its_typical_input_and_defaults(calc: Generated) -> None:
-    assert function_source(calc.text, "test_scale_with_value_3").endswith("assert scale(3) == 6")
-    assert "- scale: test_scale_with_value_3\n" in calc.summary
+    assert "        (scale, 3, 6),\n" in calc.text  # a row of the int -> int functions' table
+    assert "- scale, clamp, check_age: test_scale_clamp_check_age\n" in calc.summary
 
 
 def test_each_side_of_a_literal_branch_is_a_row_of_one_table(calc: Generated) -> None:
-    assert function_source(calc.text, "test_clamp", "value, expected") == (
-        "def test_clamp(value, expected):\n    assert clamp(value) == expected"
+    # clamp's rows share a table with the other functions from one int to an int
+    name, columns = "test_scale_clamp_check_age", "function, number, expected"
+    assert function_source(calc.text, name, columns) == (
+        f"def {name}({columns}):\n    assert function(number) == expected"
     )
     assert (
-        '@pytest.mark.parametrize(\n    ("value", "expected"),\n    [\n        (3, 3),\n'
-        "        (11, 10),\n    ],\n)\ndef test_clamp(" in calc.text
+        '@pytest.mark.parametrize(\n    ("function", "number", "expected"),\n    [\n'
+        "        (scale, 3, 6),\n        (clamp, 3, 3),\n        (clamp, 11, 10),\n"
+        "        (check_age, 0, 0),\n    ],\n)\n" in calc.text
     )
 
 
 def test_a_boundary_is_chosen_over_a_typical_value(calc: Generated) -> None:
     # check_age(0) tells `age < 0` from `age <= 0`; check_age(3) tells nothing more.
-    assert function_source(calc.text, "test_check_age_with_zero_age").endswith(
-        "assert check_age(0) == 0"
-    )
-    assert "check_age(3)" not in calc.text
+    assert "        (check_age, 0, 0),\n" in calc.text
+    assert "check_age(3)" not in calc.text and "(check_age, 3," not in calc.text
 
 
 def test_an_exception_is_expected_with_pytest_raises(calc: Generated) -> None:

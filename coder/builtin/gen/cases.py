@@ -1,0 +1,193 @@
+"""A generated test read back as the checks it makes, one Case per call it checks:
+
+    @pytest.mark.parametrize(("word", "expected"), [("posts", "post"), ("sheep", "sheep")])
+    def test_singularize(word, expected):
+        assert singularize(word) == expected
+
+is two cases, `singularize("posts") == "post"` and `singularize("sheep") == "sheep"`, so
+regroup.py can write them into other tables without checking less. Only plain shapes are
+read: one `assert call == / is expected` (or its `result = call` form) or one call under
+`with pytest.raises(Error[, match=...])`, no fixtures, every argument a literal and the
+expected value a literal or a standard module's constructor (`datetime.datetime(...)`).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, replace
+
+from coder.builtin.gen.values import literal_source
+
+
+@dataclass(frozen=True)
+class Case:
+    """One checked call: `callee(*args, **keywords) <check> expected`."""
+
+    callee: str
+    """As the test calls it: "singularize" or "m.singularize"."""
+    args: tuple[str, ...]
+    keywords: tuple[tuple[str, str], ...]
+    check: str
+    """"==", "is", "approx" or "raises"."""
+    expected: str
+    """The value compared with, or the exception type raised."""
+    match: str = "None"
+    """A raise's `match=` pattern, "None" when it pins none."""
+
+
+def cases(source: str) -> list[Case] | None:
+    """The checks of the test `source`, or None when it is not one of the plain shapes."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    function = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(function, ast.FunctionDef):
+        return None
+    rows = _rows(function)
+    found = [_case(function.body, row) for row in rows] if rows else []
+    checked = [case for case in found if case is not None]
+    return checked if checked and len(checked) == len(found) else None
+
+
+def _rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]] | None:
+    """Each row of the test's parametrize table by column (one empty row for a test
+    with no table), or None for any other decorator or a fixture."""
+    params = [arg.arg for arg in function.args.args]
+    if function.args.vararg or function.args.kwarg or function.args.kwonlyargs:
+        return None
+    if not function.decorator_list:
+        return None if params else [{}]
+    mark = function.decorator_list[0]
+    if len(function.decorator_list) > 1 or not isinstance(mark, ast.Call):
+        return None
+    if ast.unparse(mark.func) != "pytest.mark.parametrize" or len(mark.args) != 2:
+        return None
+    header, table = mark.args
+    if mark.keywords or not isinstance(header, ast.Tuple) or not isinstance(table, ast.List):
+        return None
+    names = [
+        n.value for n in header.elts if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+    if names != params or len(names) < 2:
+        return None
+    rows = [row.elts for row in table.elts if isinstance(row, ast.Tuple)]
+    if len(rows) != len(table.elts) or any(len(row) != len(names) for row in rows):
+        return None
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def _case(body: list[ast.stmt], row: dict[str, ast.expr]) -> Case | None:
+    if len(body) == 1 and isinstance(body[0], ast.With):
+        return _raises(body[0], row)
+    if len(body) == 2 and isinstance(body[0], ast.Assign) and isinstance(body[1], ast.Assert):
+        target, compare = body[0].targets[0], body[1].test
+        if not (isinstance(target, ast.Name) and isinstance(compare, ast.Compare)):
+            return None
+        if not (isinstance(compare.left, ast.Name) and compare.left.id == target.id):
+            return None
+        return _compared(body[0].value, compare, row)
+    if len(body) == 1 and isinstance(body[0], ast.Assert):
+        test = body[0].test
+        return _compared(test.left, test, row) if isinstance(test, ast.Compare) else None
+    return None
+
+
+def _compared(call: ast.expr, compare: ast.Compare, row: dict[str, ast.expr]) -> Case | None:
+    if len(compare.ops) != 1 or not isinstance(compare.ops[0], ast.Eq | ast.Is):
+        return None
+    expected, check = _filled(compare.comparators[0], row), "=="
+    if isinstance(compare.ops[0], ast.Is):
+        check = "is"
+        if not (isinstance(expected, ast.Constant) and expected.value in (True, False, None)):
+            return None
+    elif _approx(expected):
+        assert isinstance(expected, ast.Call)
+        expected, check = expected.args[0], "approx"
+    if not (_literal(expected) or _constructed(expected)):
+        return None
+    return _called(call, row, check, literal_source(expected))
+
+
+def _raises(block: ast.With, row: dict[str, ast.expr]) -> Case | None:
+    if len(block.items) != 1 or len(block.body) != 1 or not isinstance(block.body[0], ast.Expr):
+        return None
+    raises = block.items[0].context_expr
+    if not isinstance(raises, ast.Call) or ast.unparse(raises.func) != "pytest.raises":
+        return None
+    match = [_filled(k.value, row) for k in raises.keywords if k.arg == "match"]
+    if len(raises.args) != 1 or len(raises.keywords) != len(match):
+        return None
+    if match and not _literal(match[0]):
+        return None
+    case = _called(block.body[0].value, row, "raises", ast.unparse(raises.args[0]))
+    if case is None or not match:
+        return case
+    return replace(case, match=literal_source(match[0]))
+
+
+def _called(node: ast.expr, row: dict[str, ast.expr], check: str, expected: str) -> Case | None:
+    """The case of the call `node` (filled in from `row`), when its arguments are literals."""
+    if not isinstance(node, ast.Call) or not _callee(node.func):
+        return None
+    args = [_filled(arg, row) for arg in node.args]
+    keywords = [(k.arg, _filled(k.value, row)) for k in node.keywords]
+    if not all(_literal(arg) for arg in args):
+        return None
+    named = [(name, literal_source(value)) for name, value in keywords if name and _literal(value)]
+    if len(named) != len(keywords):
+        return None
+    source = tuple(literal_source(arg) for arg in args)
+    return Case(ast.unparse(node.func), source, tuple(named), check, expected)
+
+
+def _callee(node: ast.expr) -> bool:
+    """`name` or `module.name`: a function of the module under test."""
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.value, ast.Name)
+    return isinstance(node, ast.Name)
+
+
+def _approx(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "pytest.approx"
+        and len(node.args) == 1
+        and not node.keywords
+    )
+
+
+class _Filling(ast.NodeTransformer):
+    def __init__(self, row: dict[str, ast.expr]) -> None:
+        self.row = row
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return copy.deepcopy(self.row[node.id]) if node.id in self.row else node
+
+
+def _filled(node: ast.expr, row: dict[str, ast.expr]) -> ast.expr:
+    """`node` with each column's name replaced by the row's value."""
+    filled: ast.expr = _Filling(row).visit(copy.deepcopy(node))
+    return filled
+
+
+def _literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _constructed(node: ast.expr) -> bool:
+    """`datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)`: a value a standard
+    module builds from literals (a lower-case module name, dotted)."""
+    if isinstance(node, ast.Attribute):
+        root = node.value
+        return (isinstance(root, ast.Name) and root.id.islower()) or _constructed(root)
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    parts = [*node.args, *(k.value for k in node.keywords)]
+    named = all(k.arg for k in node.keywords)
+    return named and _constructed(node.func) and all(_literal(p) or _constructed(p) for p in parts)

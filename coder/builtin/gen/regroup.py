@@ -1,0 +1,258 @@
+"""A module's tests written as few tables, the way a reviewer keeps them: one function's
+returns checked one way in one table, its errors of one type in another, and functions
+of one shape side by side with the function as a column:
+
+    @pytest.mark.parametrize(
+        ("function", "word", "expected"),
+        [
+            (pluralize, "octopus", "octopi"),
+            (singularize, "posts", "post"),
+        ],
+    )
+    def test_word_functions(function, word, expected):
+        assert function(word) == expected
+
+A row per former check, the same check (cases.py reads them back): only the grouping
+changes, never which checks exist. A function's rows may pass different arguments; a row
+that leaves one out gets the function's literal default (none: its tests stay apart).
+Tests of other shapes (set-up, fixtures, marks, methods) are kept as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from coder.builtin.gen.cases import Case, cases
+from coder.builtin.gen.parametrize import parametrized
+from coder.builtin.gen.render import Rendered
+from coder.builtin.gen.types import Target
+from coder.builtin.gen.values import safe_name, snake_case
+
+Pair = tuple[str, Rendered]
+"""A target's name and one of its tests."""
+Key = tuple[str, str, str, str]
+"""Target name, callee, check, exception type: what one function's table shares."""
+_TYPE_WORDS = {"str": "text", "int": "number", "float": "number", "bool": "flag"}
+
+
+@dataclass
+class _Group:
+    """One function's checks of one kind, and the tests they come from."""
+
+    target: Target
+    parts: list[Pair] = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)
+    rows: list[dict[str, str]] = field(default_factory=list)
+    """Each case's arguments by parameter name, left-out ones at their default."""
+
+
+def regrouped(
+    tests: list[Pair], targets: dict[str, Target], taken: set[str]
+) -> tuple[list[Pair], dict[str, list[Pair]]]:
+    """`tests` regrouped, and the tests each new table replaces (`taken`: the names
+    the test file has besides these)."""
+    groups: dict[Key, _Group] = {}
+    order: list[Pair | Key] = []
+    for pair in tests:
+        key, found = _key(pair, targets)
+        if key is None:
+            order.append(pair)
+            continue
+        if key not in groups:
+            groups[key] = _Group(targets[pair[0]])
+            order.append(key)
+        groups[key].parts.append(pair)
+        groups[key].cases += found
+    for key, group in list(groups.items()):
+        rows = _rows(group.target, group.cases)
+        if rows is None or len(group.parts) == 1 and not _joins(group):
+            at = order.index(key)
+            order[at : at + 1] = group.parts
+            del groups[key]
+        else:
+            group.rows = rows
+    units = _units(groups)
+    reserved = taken | {item[1].name for item in order if isinstance(item[1], Rendered)}
+    for keys in units.values():  # a test kept alone keeps its name
+        alone = [test.name for key in keys for _, test in groups[key].parts]
+        reserved |= set(alone) if len(alone) == 1 else set()
+    return _written(order, groups, units, reserved)
+
+
+def _key(pair: Pair, targets: dict[str, Target]) -> tuple[Key | None, list[Case]]:
+    target = targets.get(pair[0])
+    if target is None or target.owner or target.var or target.freeze or target.varargs:
+        return None, []
+    found = cases(pair[1].source) or []
+    kinds = {(c.callee, c.check, c.expected if c.check == "raises" else "") for c in found}
+    if len(kinds) != 1:
+        return None, []
+    callee, check, error = kinds.pop()
+    return (pair[0], callee, check, error), found
+
+
+def _rows(target: Target, found: list[Case]) -> list[dict[str, str]] | None:
+    """Each case's arguments by parameter name; an argument some cases leave out takes
+    its literal default in those (None when it has none, or a call has too many)."""
+    params, rows = target.params, []
+    for case in found:
+        if len(case.args) > len(params):
+            return None
+        rows.append({**dict(zip(params, case.args, strict=False)), **dict(case.keywords)})
+    passed = {name for row in rows for name in row}
+    for row in rows:
+        for name in passed - set(row):
+            if name not in target.defaults:
+                return None
+            row[name] = target.defaults[name]
+    return [{name: row[name] for name in params if name in row} for row in rows]
+
+
+def _joins(group: _Group) -> bool:
+    """It may join other functions' tests in one table (see _shape)."""
+    return group.cases[0].check != "raises"
+
+
+def _shape(group: _Group) -> tuple[object, ...] | None:
+    """What functions must share to be rows of one table: positional arguments only, as
+    many, of the same literal types, the same kind of check of a literal value of one
+    type, and being public or private."""
+    if group.cases[0].check == "raises" or any(case.keywords for case in group.cases):
+        return None
+    counts = {len(case.args) for case in group.cases}
+    types = {tuple(_type(arg) for arg in case.args) for case in group.cases}
+    expected = {_type(case.expected) for case in group.cases}
+    if len(counts) != 1 or len(types) != 1 or len(expected) != 1 or "" in expected:
+        return None
+    private = group.target.name.startswith("_")  # helpers and public API read apart
+    return group.cases[0].check, counts.pop(), types.pop(), expected.pop(), private
+
+
+def _type(source: str) -> str:
+    """The literal's type name ("" for a value that is no literal)."""
+    try:
+        return type(ast.literal_eval(source)).__name__
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ""
+
+
+def _units(groups: dict[Key, _Group]) -> dict[Key, list[Key]]:
+    """Each group's table: its own, or one it shares with functions of its shape."""
+    shapes: dict[tuple[object, ...], list[Key]] = {}
+    for key, group in groups.items():
+        shape = _shape(group)
+        shapes.setdefault((key,) if shape is None else shape, []).append(key)
+    return {key: keys for keys in shapes.values() for key in keys}
+
+
+def _written(
+    order: list[Pair | Key], groups: dict[Key, _Group], units: dict[Key, list[Key]], taken: set[str]
+) -> tuple[list[Pair], dict[str, list[Pair]]]:
+    out: list[Pair] = []
+    replaced: dict[str, list[Pair]] = {}
+    done: set[Key] = set()
+    for item in order:
+        if isinstance(item[1], Rendered):
+            out.append(item)
+            continue
+        unit = units[item]
+        if item in done:
+            continue
+        done |= set(unit)
+        members = [groups[key] for key in unit]
+        parts = [part for group in members for part in group.parts]
+        table = _table(members, taken)
+        if table is None:  # one test alone, or nothing to tabulate
+            out += parts
+            continue
+        taken.add(table.name)
+        replaced[table.name] = parts
+        out.append((", ".join(dict.fromkeys(g.target.name for g in members)), table))
+    return out, replaced
+
+
+def _table(members: list[_Group], taken: set[str]) -> Rendered | None:
+    parts = [test for group in members for _, test in group.parts]
+    if len(parts) == 1:
+        return None
+    made = _across(members, taken) if len(members) > 1 else _own(members[0], taken)
+    if made is None:
+        return None
+    name, source = made
+    names = set().union(*(t.names for t in parts))
+    modules = set().union(*(t.modules for t in parts))
+    results = frozenset().union(*(t.results for t in parts))
+    return Rendered(name, source, names, True, modules, results)
+
+
+def _own(group: _Group, taken: set[str]) -> tuple[str, str] | None:
+    """One function's table: its varying arguments and what it checks as columns."""
+    first, rows = group.cases[0], group.rows
+    names = list(rows[0])
+    varying = [name for name in names if len({row[name] for row in rows}) > 1]
+    positional = min(len(case.args) for case in group.cases)
+    passed = {key for case in group.cases for key, _ in case.keywords}
+    arguments = []
+    for index, name in enumerate(names):
+        value = safe_name(name) if name in varying else rows[0][name]
+        if index < positional:
+            arguments.append(value)
+        elif name in varying or name in passed:
+            arguments.append(f"{name}={value}")
+    columns = [(safe_name(name), [row[name] for row in rows]) for name in varying]
+    base = f"test_{snake_case(group.target.name)}"
+    last = _free("match" if first.check == "raises" else "expected", names)
+    checked = [case.match if first.check == "raises" else case.expected for case in group.cases]
+    if first.check == "raises":
+        base = f"{base}_raises_{snake_case(first.expected)}"
+    if first.check != "raises" or len(set(checked)) > 1:
+        columns.append((last, checked))
+    elif checked[0] != "None":
+        last = checked[0]  # one pattern for every row: written in the test
+    if len(columns) < 1 + (first.check != "raises"):
+        return None  # the same call every time
+    name = _unique(base, taken)
+    call = f"{first.callee}({', '.join(arguments)})"
+    return name, parametrized(name, columns, _body(first.check, call, last, first.expected))
+
+
+def _across(members: list[_Group], taken: set[str]) -> tuple[str, str]:
+    """Several functions' table, with the function as its first column."""
+    first = members[0].cases[0]
+    every = [case for group in members for case in group.cases]
+    words: list[str] = []
+    for index, arg in enumerate(first.args):
+        params = {tuple(g.target.params[index : index + 1]) for g in members}
+        common = params.pop()[0] if len(params) == 1 else _TYPE_WORDS.get(_type(arg), "value")
+        words.append(_free(safe_name(common), [*words, "function", "expected"]))
+    columns = [("function", [case.callee for case in every])]
+    columns += [(word, [case.args[n] for case in every]) for n, word in enumerate(words)]
+    columns.append(("expected", [case.expected for case in every]))
+    callees = list(dict.fromkeys(snake_case(group.target.name) for group in members))
+    base = f"test_{'_'.join(callees)}"
+    if len(callees) > 3 or len(base) > 60:
+        base = f"test_{words[0] if words else 'value'}_functions"
+    name = _unique(base, taken)
+    call = f"function({', '.join(words)})"
+    return name, parametrized(name, columns, _body(first.check, call, "expected", ""))
+
+
+def _body(check: str, call: str, last: str, error: str) -> list[str]:
+    """`assert call == expected` and the like; for a raise, `last` is the pattern."""
+    if check == "raises":
+        match = f", match={last}" if last != "None" else ""
+        return [f"with pytest.raises({error}{match}):", f"    {call}"]
+    compared = {"is": f"is {last}", "approx": f"== pytest.approx({last})"}
+    return [f"assert {call} {compared.get(check, f'== {last}')}"]
+
+
+def _free(name: str, taken: list[str]) -> str:
+    return name if name not in taken else f"{name}_"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    found, number = name, 2
+    while found in taken:
+        found, number = f"{name}_{number}", number + 1
+    return found

@@ -1,0 +1,157 @@
+"""A module's plain tests regrouped into few tables: functions of one shape share one
+with the function as a column, a function's errors of one type share one, and a row
+that leaves a keyword out gets the function's literal default. End to end where the
+generator's choices allow it, and on hand-written tests where a shape must be exact."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from coder.builtin.gen import Target
+from coder.builtin.gen.regroup import regrouped
+from coder.builtin.gen.render import Rendered
+from tests.helpers import function_source, generate, run_pytest_in, write_tree
+
+WORDS = '''\
+"""Small word helpers."""
+
+
+def shout(word):
+    """Upper-case `word` with a bang.
+
+    >>> shout("hi")
+    'HI!'
+    """
+    if not word:
+        raise ValueError("empty word")
+    return word.upper() + "!"
+
+
+def whisper(word):
+    """Lower-case `word` in dots.
+
+    >>> whisper("HI")
+    '...hi...'
+    """
+    if not word:
+        raise ValueError("empty word")
+    return "..." + word.lower() + "..."
+
+
+def repeat(word, times=2, sep=" "):
+    """`word` `times` times, at most 100."""
+    if times < 0:
+        raise ValueError("negative times")
+    if times > 100:
+        raise ValueError(str(times))
+    return sep.join([word] * times)
+'''
+
+
+def test_functions_of_one_shape_share_a_table_with_the_function_as_a_column(
+    tmp_path: Path,
+) -> None:
+    generated = generate(tmp_path, {"words.py": WORDS}, "words")
+    table = generated.text.split("\n\n\n")
+    [block] = [part for part in table if "def test_shout_whisper(" in part]
+    assert block == (
+        "@pytest.mark.parametrize(\n"
+        '    ("function", "word", "expected"),\n'
+        "    [\n"
+        '        (shout, "hi", "HI!"),\n'
+        '        (whisper, "HI", "...hi..."),\n'
+        "    ],\n"
+        ")\n"
+        "def test_shout_whisper(function, word, expected):\n"
+        "    assert function(word) == expected"
+    )
+    assert "- shout, whisper: test_shout_whisper" in generated.summary
+    done = run_pytest_in(generated.repo)
+    assert done.returncode == 0, done.stdout
+    assert "test_shout_whisper[shout-hi-HI!] PASSED" in _verbose(generated.repo)
+
+
+def test_a_functions_errors_of_one_type_share_a_table_pinning_what_each_pinned(
+    tmp_path: Path,
+) -> None:
+    generated = generate(tmp_path, {"words.py": WORDS}, "words")
+    source = function_source(generated.text, "test_repeat_raises_value_error", "times, match")
+    assert source.splitlines()[1:] == [
+        "    with pytest.raises(ValueError, match=match):",
+        '        repeat("hi", times=times)',
+    ]
+    # the message built at run time was not pinned before, and is not now
+    assert '        (-1, "negative times"),\n        (101, None),\n' in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def _test(name: str, body: str, results: int) -> Rendered:
+    return Rendered(
+        name, f"def {name}():\n    {body}\n", {"repeat"}, False, set(), frozenset({results})
+    )
+
+
+REPEAT = Target("repeat", params=["word", "times", "sep"], defaults={"times": "2", "sep": '" "'})
+
+
+def test_a_row_leaving_a_keyword_out_gets_its_literal_default(tmp_path: Path) -> None:
+    tests = [
+        ("repeat", _test("test_repeat_as_documented", 'assert repeat("ab") == "ab ab"', 1)),
+        (
+            "repeat",
+            _test("test_repeat_with_sep", 'assert repeat("ab", 3, sep="-") == "ab-ab-ab"', 2),
+        ),
+    ]
+    out, replaced = regrouped(tests, {"repeat": REPEAT}, set())
+    [(target, table)] = out
+    assert (target, table.name, table.results) == ("repeat", "test_repeat", frozenset({1, 2}))
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("times", "sep", "expected"),\n'
+        "    [\n"
+        '        (2, " ", "ab ab"),\n'
+        '        (3, "-", "ab-ab-ab"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_repeat(times, sep, expected):\n"
+        '    assert repeat("ab", times=times, sep=sep) == expected\n'
+    )
+    assert replaced == {"test_repeat": tests}
+    repo = write_tree(tmp_path, {"words.py": WORDS})
+    (repo / "test_words.py").write_text(
+        f"import pytest\n\nfrom words import repeat\n\n\n{table.source}"
+    )
+    assert "2 passed" in run_pytest_in(repo).stdout
+
+
+def test_with_no_literal_default_a_functions_tests_stay_apart() -> None:
+    tests = [
+        ("repeat", _test("test_repeat_ab", 'assert repeat("ab") == "ab ab"', 1)),
+        ("repeat", _test("test_repeat_sep", 'assert repeat("ab", 3, sep="-") == "ab-ab-ab"', 2)),
+    ]
+    no_default = Target("repeat", params=["word", "times", "sep"], defaults={"times": "2"})
+    out, replaced = regrouped(tests, {"repeat": no_default}, set())
+    assert out == tests and replaced == {}
+
+
+def test_tests_of_other_shapes_are_kept_as_they_are() -> None:
+    setup = Rendered(
+        "test_cart", "def test_cart():\n    cart = Cart()\n    assert cart.count() == 0\n"
+    )
+    printed = Rendered(
+        "test_show",
+        "def test_show(capsys):\n    show(1)\n    assert capsys.readouterr().out == '1'\n",
+    )
+    tests = [("Cart.count", setup), ("show", printed)]
+    targets = {
+        "Cart.count": Target("Cart.count", owner="Cart", var="cart"),
+        "show": Target("show", params=["x"]),
+    }
+    assert regrouped(tests, targets, set()) == (tests, {})
+
+
+def _verbose(repo: Path) -> str:
+    command = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"]
+    return subprocess.run(command, cwd=repo, capture_output=True, text=True).stdout

@@ -43,6 +43,8 @@ class Call:
     uses: tuple[str, ...] = ()
     """Names of the module its arguments (or its verbatim source) use: imported, or
     qualified with the test file's prefix."""
+    modules: tuple[str, ...] = ()
+    """Other modules its verbatim source spells by name (origins.py): imported."""
 
     def source(self, prefix: str = "") -> str:
         if self.uses and prefix:
@@ -175,7 +177,10 @@ def _call(
             args.append(chosen[param.name].source)
     origin = "guess" if any(v.origin == "guess" for v in chosen.values()) else "hint"
     uses = tuple(sorted({name for value in chosen.values() for name in value.uses}))
-    return Call(callee, tuple(args), tuple(kwargs), label, origin, qualified, uses=uses)
+    modules = tuple(sorted({name for value in chosen.values() for name in value.modules}))
+    return Call(
+        callee, tuple(args), tuple(kwargs), label, origin, qualified, uses=uses, modules=modules
+    )
 
 
 def _base_label(params: list[Param], base: dict[str, Value]) -> str:

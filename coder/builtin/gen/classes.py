@@ -64,7 +64,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         return target
     ctor = constructor(cls, facts)
     var = safe_name(snake_case(cls.name))
-    scenarios = doctest_probes(node, method, facts.names) if node is not None else []
+    scenarios = doctest_probes(node, method, facts.names, facts.origins) if node is not None else []
     scenarios = [_named_as(probe, cls.name, var) for probe in scenarios]
     if ctor is None and not scenarios:
         target.skip = f"no input could be derived for {cls.name}()"
@@ -106,7 +106,7 @@ def _method_probes(
         calls += plan_calls(callee, params, qualified)
     calls = [wrapped(call, "list" if is_generator(node) else "") for call in calls]
     typical = plan_calls(cls.name, ctor)[0]
-    new = Call(cls.name, typical.args, typical.kwargs)
+    new = Call(cls.name, typical.args, typical.kwargs, modules=typical.modules)
     others = instances(cls, facts, new) if not qualified else []
     fillers = [(new, f) for f in _fillers(cls, node, var, facts)] if not qualified else []
     # The instances the module builds first: of two tests that notice as much, the one

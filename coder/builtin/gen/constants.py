@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass, field
 
 from coder.builtin.gen.flows import Shown, by_name, shown_values
+from coder.builtin.gen.origins import Origins, imported_names
 from coder.builtin.literals import is_parsed, node_value
 
 
@@ -33,12 +34,15 @@ class ModuleFacts:
     """What the module's examples pass its functions (flows.py)."""
     named: dict[str, list[str]] = field(default_factory=dict)
     """Parameter name -> the values shown for a parameter of that name anywhere."""
+    origins: Origins = field(default_factory=dict)
+    """The names it imports from other modules (origins.py)."""
 
     @classmethod
     def of(cls, tree: ast.Module) -> ModuleFacts:
         shown, names = shown_values(tree), top_level_names(tree)
         named = by_name(shown.values)
-        return cls(module_constants(tree), names, tree, type_aliases(tree), shown, named)
+        aliases, origins = type_aliases(tree), imported_names(tree)
+        return cls(module_constants(tree), names, tree, aliases, shown, named, origins)
 
     def shown_for(self, node: ast.FunctionDef, param: str) -> list[str]:
         """The values the module shows for `param` of `node`, else for its name."""

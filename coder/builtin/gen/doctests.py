@@ -26,8 +26,9 @@ from dataclasses import replace
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.continued import with_continuations
 from coder.builtin.gen.examples import literal_call
+from coder.builtin.gen.origins import Origins, respelled
 from coder.builtin.gen.types import Probe
-from coder.builtin.gen.values import double_quoted
+from coder.builtin.gen.values import double_quoted, one_line
 
 MAX_SCENARIOS = 5
 """Doctest checks probed per function."""
@@ -38,9 +39,12 @@ _LOOSE = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.SKIP
 """Options under which the expected output is not the exact repr to compare with."""
 
 
-def doctest_probes(node: ast.AST, name: str, module_names: set[str]) -> list[Probe]:
+def doctest_probes(
+    node: ast.AST, name: str, module_names: set[str], origins: Origins | None = None
+) -> list[Probe]:
     """Probes for the checks in `node`'s docstring that need earlier lines or names
-    (those with literal arguments alone are left to calls.doctest_calls)."""
+    (those with literal arguments alone are left to calls.doctest_calls); the names the
+    module imports from elsewhere (`origins`) spelled from there."""
     text = ast.get_docstring(node) if isinstance(node, _DOCUMENTED) else None
     try:
         examples = doctest.DocTestParser().get_examples(with_continuations(text or ""))
@@ -54,7 +58,7 @@ def doctest_probes(node: ast.AST, name: str, module_names: set[str]) -> list[Pro
             continue
         check = _check(tree, example)
         if check is not None and len(found) < MAX_SCENARIOS:
-            probe = _scenario(check, earlier, example, name, module_names)
+            probe = _scenario(check, earlier, example, name, module_names, origins or {})
             if probe is not None:
                 found.append(probe)
         shown = bool(example.want.strip())
@@ -135,6 +139,7 @@ def _scenario(
     example: doctest.Example,
     name: str,
     module_names: set[str],
+    origins: Origins,
 ) -> Probe | None:
     setup = _needed(earlier, check)
     if not setup and literal_call(check, name, [], "doctest") is not None:
@@ -146,14 +151,19 @@ def _scenario(
     known = module_names | set(dir(builtins))
     if free - known or not all(_stdlib_import(stmt) for stmt in setup):
         return None
-    uses = tuple(sorted(free & module_names))
-    lines = tuple(_verbatim(double_quoted(ast.unparse(stmt)), uses) for stmt in setup)
-    call = _verbatim(double_quoted(ast.unparse(check)), uses)
+    elsewhere = free & module_names & set(origins) - {name.split(".")[0]}
+    statements = respelled(statements, elsewhere, origins)
+    uses = tuple(sorted(free & module_names - elsewhere))
+    modules = tuple(sorted({origins[name][0] for name in elsewhere}))
+    lines = tuple(_verbatim(double_quoted(ast.unparse(s)), uses, modules) for s in statements[:-1])
+    call = _verbatim(double_quoted(ast.unparse(statements[-1])), uses, modules)
     return Probe(replace(call, expected=_expected(example, check)), lines, verbatim=True)
 
 
-def _verbatim(source: str, uses: tuple[str, ...]) -> Call:
-    return Call(source, origin="doctest", qualified=False, attribute=True, uses=uses)
+def _verbatim(source: str, uses: tuple[str, ...], modules: tuple[str, ...]) -> Call:
+    return Call(
+        source, origin="doctest", qualified=False, attribute=True, uses=uses, modules=modules
+    )
 
 
 def _expected(example: doctest.Example, check: ast.expr) -> str | None:
@@ -164,18 +174,7 @@ def _expected(example: doctest.Example, check: ast.expr) -> str | None:
         return "raise " + example.want.strip().splitlines()[-1] if example.want else None
     want = example.want.rstrip("\n")
     printed = isinstance(check, ast.Call) and _called(check) == "str"
-    return repr(want) if printed else _one_line(want.strip())
-
-
-def _one_line(want: str) -> str:
-    """A literal shown over several lines (a dict printed one item a line) on one line,
-    so the test lays it out as ruff would; anything else as shown."""
-    if "\n" not in want:
-        return want
-    try:
-        return ast.unparse(ast.parse(want, mode="eval"))
-    except SyntaxError:
-        return want
+    return repr(want) if printed else one_line(want.strip())
 
 
 def _flags(mask: int) -> list[int]:

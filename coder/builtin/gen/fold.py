@@ -40,14 +40,29 @@ _INDENT = "    "
 
 def signatures(tree: ast.Module) -> Signatures:
     found: Signatures = {}
+    bound = _bound_methods(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
-            found.setdefault(node.name, [n for n in names if n not in ("self", "cls")])
+            found.setdefault(node.name, names[1:] if id(node) in bound else names)
         elif isinstance(node, ast.ClassDef):
             init = next((n for n in node.body if getattr(n, "name", "") == "__init__"), None)
             if isinstance(init, ast.FunctionDef):
                 found.setdefault(node.name, [a.arg for a in init.args.args[1:]])
+    return found
+
+
+def _bound_methods(tree: ast.Module) -> set[int]:
+    """The methods whose first parameter is the instance or the class, whatever its name
+    (`def parse(class_, text)` under @classmethod): all in a class body but static ones."""
+    found = set()
+    for cls in ast.walk(tree):
+        for node in cls.body if isinstance(cls, ast.ClassDef) else []:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                static = any(
+                    isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
+                )
+                found |= set() if static else {id(node)}
     return found
 
 
@@ -99,6 +114,8 @@ def _shape(test: Rendered) -> _Shape | None:
         for right in stmt.test.comparators
         if _built(right)
     }
+    roots = {module.split(".")[0] for module in test.modules}
+    expected |= {id(node) for node in ast.walk(function) if _spelled(node, roots)}
     for stmt in function.body:
         _take_literals(stmt, literals, expected)
     return _Shape(test.source, function.body, literals) if literals else None
@@ -129,6 +146,21 @@ def _built(node: ast.expr) -> bool:
         node.func.id[:1].isupper()
         and all(_literal(arg) for arg in node.args)
         and all(keyword.arg and _literal(keyword.value) for keyword in node.keywords)
+    )
+
+
+def _spelled(node: ast.AST, modules: set[str]) -> bool:
+    """`datetime.date(2024, 1, 15)`, `datetime.timezone.utc`: a value spelled from another
+    module the test imports, one value as a whole (its parts are no arguments of the
+    target's)."""
+    if isinstance(node, ast.Attribute):
+        inner = node.value
+        return isinstance(inner, ast.Name) and inner.id in modules or _spelled(inner, modules)
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    parts = [*node.args, *(keyword.value for keyword in node.keywords)]
+    return _spelled(node.func, modules) and all(
+        _literal(part) or _spelled(part, modules) for part in parts
     )
 
 

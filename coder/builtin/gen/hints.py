@@ -41,6 +41,27 @@ _SCALARS: dict[str, list[tuple[str, str]]] = {
     "Any": [("3", ""), ('"abc"', ""), ("[3, 1, 2]", ""), ("None", "")],
 }
 _SCALARS["object"] = _SCALARS["Any"]
+_SCALARS |= {  # the standard library's value types, spelled from their module
+    "datetime": [
+        ("datetime.datetime(2024, 1, 15, 12, 30)", ""),
+        ("datetime.datetime(2024, 2, 29, 0, 0, tzinfo=datetime.timezone.utc)", "utc_{p}"),
+        ("datetime.datetime(2023, 12, 31, 23, 59, 59)", "{p}_at_year_end"),
+        ("datetime.datetime(2024, 1, 14, 12, 30)", "{p}_on_a_sunday"),
+    ],
+    "date": [("datetime.date(2024, 1, 15)", ""), ("datetime.date(2024, 2, 29)", "leap_day_{p}")]
+    + [("datetime.date(2023, 12, 31)", "{p}_at_year_end")],
+    "timedelta": [("datetime.timedelta(days=1)", ""), ("datetime.timedelta(0)", "zero_{p}")]
+    + [("datetime.timedelta(seconds=-90)", "negative_{p}")]
+    + [("datetime.timedelta(days=400, hours=5)", "long_{p}")],
+    "time": [("datetime.time(12, 30)", ""), ("datetime.time(0, 0)", "midnight_{p}")],
+    "tzinfo": [("datetime.timezone.utc", "utc_{p}")]
+    + [("datetime.timezone(datetime.timedelta(hours=-5))", "{p}_behind_utc")],
+    "Decimal": [('decimal.Decimal("2.50")', ""), ('decimal.Decimal("0")', "zero_{p}")]
+    + [('decimal.Decimal("-1.5")', "negative_{p}")],
+}
+_SCALARS["timezone"] = _SCALARS["tzinfo"]
+VALUE_MODULES = ("datetime", "decimal")
+"""The modules the values above are spelled with."""
 _SAMPLES: dict[str, list[str]] = {
     "int": ["[3, 1, 2]", "[]", "[7]", "[4, 1, 3, 2]", "[2, 2, 5]"],
     "float": ["[1.5, 2.5]", "[]", "[0.5]", "[2.5, -1.0, 4.0]"],

@@ -14,6 +14,7 @@ becomes, past the line length, the last bracket's items one a line with a traili
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 
@@ -86,3 +87,15 @@ def _items(text: str) -> list[str]:
     bounds = zip([-1, *cuts], [*cuts, len(text)], strict=True)
     items = [text[a + 1 : b].strip() for a, b in bounds]
     return [item for item in items if item]
+
+
+def operand(source: str) -> str:
+    """`source` parenthesized where a comparison after it would chain or bind into it
+    (`a is b` -> `(a is b)`, as in `assert (a is b) is False`)."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return source
+    loose = ast.Compare | ast.BoolOp | ast.IfExp | ast.Lambda | ast.NamedExpr | ast.Yield
+    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    return f"({source})" if isinstance(node, loose) or negated else source

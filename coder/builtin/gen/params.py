@@ -139,9 +139,8 @@ def _matched(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Valu
     """Strings the module's own regular expression accepts, when `param` flows into one
     (the last one is a near miss): they come first."""
     found = flowing_patterns(node, param, module_patterns(facts.tree))
-    return [
-        Value(double_quoted(repr(text)), f"{param}_{n}", "literal") for n, text in enumerate(found)
-    ]
+    sources = [double_quoted(repr(text)) for text in found]
+    return [Value(source, describe(source, param), "literal") for source in sources]
 
 
 def _texts(node: ast.FunctionDef, param: str) -> list[Value]:

@@ -116,6 +116,7 @@ def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
         "observe": target.observers if target.var and probe.setup and not probe.verbatim else [],
         "freeze": target.freeze.spec() if target.freeze else None,
         "argv": list(probe.argv) or None,
+        "imports": sorted({m for c in (*probe.setup, probe.call) for m in c.modules}),
     }
 
 

@@ -73,6 +73,9 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
     tracer = LineTracer(str(module.__file__)) if spec.get("measure") else None
     try:
+        for name in call.get("imports", ()):  # names spelled from their own module
+            importlib.import_module(name)
+            namespace[name.split(".")[0]] = importlib.import_module(name.split(".")[0])
         with _quiet(), _frozen(call.get("freeze")), _argv(call.get("argv")):
             if tracer is not None:  # what the test's set-up runs counts too
                 tracer.start()

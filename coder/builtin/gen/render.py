@@ -21,11 +21,10 @@ lines first.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 
 from coder.builtin.gen.calls import Call
-from coder.builtin.gen.layout import laid_out
+from coder.builtin.gen.layout import laid_out, operand
 from coder.builtin.gen.messages import match_argument
 from coder.builtin.gen.naming import instance_words, join_name, test_name, unique_name
 from coder.builtin.gen.operators import needed_modules
@@ -81,8 +80,13 @@ def render_test(target: Target, result: Result, prefix: str, taken: set[str]) ->
 
 
 def value_modules(results: list[Result]) -> set[str]:
-    """The standard modules the results' expected values are written with."""
-    return {r.eval_module for r in results if r.eval_module and r.kind == "return"}
+    """The standard modules the results' calls and expected values are written with."""
+    found = {r.eval_module for r in results if r.eval_module and r.kind == "return"}
+    return found | _call_modules(results)
+
+
+def _call_modules(results: list[Result]) -> set[str]:
+    return {m for r in results for c in (*r.probe.setup, r.probe.call) for m in c.modules}
 
 
 def _indented(body: list[str]) -> list[str]:
@@ -130,7 +134,8 @@ def render_bug_test(
     taken.add(name)
     source = _xfail_mark(f"possible bug: {why}") + f"def {name}():\n"
     source += "".join(f"{line}\n" for line in _indented(body))
-    return Rendered(name, source, _call_names(result), True, set(), frozenset({id(result)}))
+    modules = _call_modules([result])
+    return Rendered(name, source, _call_names(result), True, modules, frozenset({id(result)}))
 
 
 def _call_names(result: Result) -> set[str]:
@@ -266,18 +271,6 @@ def _assert(call: str, expected: str) -> list[str]:
     if len(line) + len(_INDENT) <= 100:
         return [line]
     return [f"result = {call}", f"assert result {expected}"]
-
-
-def operand(source: str) -> str:
-    """`source` parenthesized where a comparison after it would chain or bind into it
-    (`a is b` -> `(a is b)`, as in `assert (a is b) is False`)."""
-    try:
-        node = ast.parse(source, mode="eval").body
-    except SyntaxError:
-        return source
-    loose = ast.Compare | ast.BoolOp | ast.IfExp | ast.Lambda | ast.NamedExpr | ast.Yield
-    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
-    return f"({source})" if isinstance(node, loose) or negated else source
 
 
 def _observed(after: list[list[object]], before: list[list[object]]) -> list[str]:

@@ -153,7 +153,9 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
     sites = list(unique.values())
     calls = [*documented, *planned[:1], *sites, *planned[1:]]
     target.probes = [Probe(wrapped(call, wrap)) for call in calls]
-    target.probes[len(documented) : len(documented)] = doctest_probes(node, name, facts.names)
+    target.probes[len(documented) : len(documented)] = doctest_probes(
+        node, name, facts.names, facts.origins
+    )
     if not target.probes:
         target.skip = "no input could be derived for its parameters"
     return target

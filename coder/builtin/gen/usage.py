@@ -21,6 +21,10 @@ _STR_METHODS = {
     "zfill", "center", "ljust", "rjust", "partition", "rpartition", "swapcase", "expandtabs",
 }  # fmt: skip
 _DICT_METHODS = {"items", "keys", "values", "setdefault"}
+_DATETIME_METHODS = {"weekday", "isoweekday", "isoformat", "strftime", "timetuple", "date"}
+_DATETIME_METHODS |= {"toordinal", "astimezone", "utcoffset", "timestamp", "isocalendar"}
+_DATETIME_METHODS |= {".year", ".month", ".day", ".hour", ".minute", ".tzinfo"}
+_TIMEDELTA_METHODS = {"total_seconds", ".days", ".seconds", ".microseconds"}
 _LIST_METHODS = {"append", "extend", "sort", "insert"}
 _FOUND_IN = {"split", "rsplit", "partition", "rpartition", "count", "find", "index", "replace"}
 _FOUND_IN |= {"rfind", "rindex"}
@@ -67,11 +71,20 @@ def _used_as(node: ast.FunctionDef, param: str) -> str:
     """The kinds the body's methods call for first (the main case), then the ones its
     isinstance checks single out."""
     methods = {_method_call(child, param) for child in ast.walk(node)} - {""}
+    methods |= {_read(child, param) for child in ast.walk(node)} - {""}
     kinds = [
         kind
-        for found, kind in ((_STR_METHODS, "str"), (_DICT_METHODS, "dict"), (_LIST_METHODS, "list"))
+        for found, kind in (
+            (_STR_METHODS, "str"),
+            (_DICT_METHODS, "dict"),
+            (_LIST_METHODS, "list"),
+            (_DATETIME_METHODS, "datetime"),
+            (_TIMEDELTA_METHODS, "timedelta"),
+        )
         if methods & found
     ]
+    if any(_joined(child, param) for child in ast.walk(node)):
+        kinds.append("str")
     if any(_numeric(child, param) for child in ast.walk(node)):
         kinds.append("int")
     for child in ast.walk(node):
@@ -108,6 +121,25 @@ def _numeric(node: ast.AST, param: str) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         return node.func.id == "range" and any(_is(arg, param) for arg in node.args)
     return False
+
+
+def _read(node: ast.AST, param: str) -> str:
+    """ ".year" when `node` reads `param.year` (not as a call's callee)."""
+    if isinstance(node, ast.Attribute) and _is(node.value, param):
+        return f".{node.attr}"
+    return ""
+
+
+def _joined(node: ast.AST, param: str) -> bool:
+    """`param + "s"`, `"-" + param`: text joined to text."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        sides = [(node.left, node.right), (node.right, node.left)]
+        return any(_is(a, param) and _text_constant(b) for a, b in sides)
+    return False
+
+
+def _text_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _number(node: ast.expr) -> bool:

@@ -29,7 +29,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from coder.builtin.gen.hints import annotation_values
+from coder.builtin.gen.hints import VALUE_MODULES, annotation_values
 from coder.builtin.literals import node_value
 
 
@@ -43,6 +43,8 @@ class Value:
     """"hint", "default", "literal", "doctest", "test" or "guess"."""
     uses: tuple[str, ...] = ()
     """Names of the module the source uses (`JsonPointer("/foo")`)."""
+    modules: tuple[str, ...] = ()
+    """Standard modules the source is spelled with (`datetime.date(2024, 1, 15)`)."""
 
 
 CHARACTER = re.compile(r"^(ch|char|c|letter)$")
@@ -51,6 +53,11 @@ _NAME_GUESSES = [
     (re.compile(r"^(n|i|j|k|count|size|index|number|num|limit|times|width|height|age)$"), "int"),
     (re.compile(r"^(max|min|num_|n_)|(size|count|limit|length|capacity|timeout|ttl)$"), "int"),
     (re.compile(r"^(x|y|z|value|amount|price|rate|ratio|factor)$"), "float"),
+    (re.compile(r"^(dt|when|moment)$|(_dt|datetime|_at)$"), "datetime"),
+    (re.compile(r"^(date|day)$|_(date|day)$"), "date"),
+    (re.compile(r"^(td|delta|duration|interval)$|_delta$"), "timedelta"),
+    (re.compile(r"^(tz|tzinfo|timezone)$|_tz$"), "tzinfo"),
+    (re.compile(r"(seconds|minutes|hours|days|weeks|months|years)$"), "int"),
     (CHARACTER, "char"),
     (re.compile(r"^(pred|predicate|cond|condition)$"), "Callable[..., bool]"),
     (re.compile(r"^(func|fn|f|function|callback|transform|mapper|converter)$"), "Callable"),
@@ -80,7 +87,12 @@ def hint_values(annotation: ast.expr | None, param: str, origin: str = "hint") -
         return []
     found = annotation_values(annotation)
     return [
-        Value(source, label.format(p=param) if label else describe(source, param), origin)
+        Value(
+            source,
+            label.format(p=param) if label else describe(source, param),
+            origin,
+            modules=tuple(m for m in VALUE_MODULES if source.startswith(f"{m}.")),
+        )
         for source, label in found
     ]
 
@@ -158,7 +170,9 @@ def snake_case(text: str) -> str:
 
 
 def double_quoted(source: str) -> str:
-    """`source` with its single-quoted strings in double quotes, as ruff formats them."""
+    """`source` with its single-quoted strings in double quotes, as ruff formats them
+    (and on one line, see one_line)."""
+    source = one_line(source)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -170,6 +184,18 @@ def double_quoted(source: str) -> str:
             text = text.replace("'", '"')
         out.append(token._replace(string=text))  # same length: positions still hold
     return str(tokenize.untokenize(out)) if out else source
+
+
+def one_line(source: str) -> str:
+    """An expression shown over several lines (a dict printed one item a line, by a
+    doctest or a custom __repr__) on one line, so the test lays it out as ruff would;
+    anything else as it is. A repr never breaks a line inside a string literal."""
+    if "\n" not in source:
+        return source
+    try:
+        return ast.unparse(ast.parse(source.strip(), mode="eval"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source
 
 
 def _parses(source: str) -> bool:

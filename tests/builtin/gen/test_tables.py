@@ -83,3 +83,60 @@ def test_a_builtin_passed_by_name_reads_as_a_literal_argument() -> None:
     assert call is not None and call.source() == "apply(str, 1, 2)"
     assert call.label == ""  # *values have no name to say what they are
     assert called("apply(helper, 1)") is None  # a name the test would have to define
+
+
+SPANS = '''\
+class Span:
+    def __init__(self, start, end):
+        self.start, self.end = start, end
+
+    def __eq__(self, other):
+        return (self.start, self.end) == (other.start, other.end)
+
+    def __repr__(self):
+        return f"Span({self.start!r}, {self.end!r})"
+
+    @classmethod
+    def parse(klass, text):
+        """A span from "start-end".
+
+        >>> Span.parse("1-2")
+        Span(1, 2)
+        >>> Span.parse("7")
+        Span(7, 7)
+        """
+        if "-" not in text:
+            return klass(int(text), int(text))
+        start, end = text.split("-")
+        return klass(int(start), int(end))
+'''
+
+
+def test_a_classmethods_column_is_named_after_its_argument_not_its_class(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"spans.py": SPANS}, "spans")
+    assert "klass" not in generated.text
+    assert '("text", "expected")' in generated.text
+    assert "Span.parse(text) == expected" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+PRINTED = """\
+class Options(dict):
+    def __repr__(self):
+        return "{%s}" % ",\\n ".join("%r: %r" % item for item in sorted(self.items()))
+
+
+def options(text):
+    found = Options(verbose="-v" in text, quiet="-q" in text)
+    found["--count"] = text.count("-")
+    found["--long-option-name-for-the-line"] = "--long" in text
+    return found
+"""
+
+
+def test_a_value_printed_over_several_lines_is_written_as_ruff_lays_it_out(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"printed.py": PRINTED}, "printed")
+    assert "{\n" in generated.text
+    assert '\n        "--count": ' in generated.text  # one item a line, as ruff puts it
+    assert ',\n "' not in generated.text  # not the repr's own layout
+    assert run_pytest_in(generated.repo).returncode == 0

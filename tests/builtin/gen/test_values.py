@@ -9,7 +9,7 @@ from pathlib import Path
 
 from coder.builtin.gen import find_targets
 from tests.builtin.gen.test_mutants import generate_for
-from tests.helpers import run_pytest_in
+from tests.helpers import generate, run_pytest_in
 
 LIMITS = '''\
 def clamp(x: int, lower: int, upper: int) -> int:
@@ -113,3 +113,48 @@ def test_the_modules_own_calls_with_literals_are_tried() -> None:
     source += 'BANNER = fmt(3, "items")\n'
     [target] = find_targets(source, ["fmt"])
     assert [p.call.source() for p in target.probes][:2] == ['fmt(3, "abc")', 'fmt(3, "items")']
+
+
+CALENDAR = '''\
+from datetime import date, timedelta
+
+
+def next_weekday(day):
+    """The first working day after `day`.
+
+    >>> next_weekday(date(2024, 1, 12))
+    datetime.date(2024, 1, 15)
+    """
+    day += timedelta(days=1)
+    while day.weekday() >= 5:
+        day += timedelta(days=1)
+    return day
+
+
+def hours_between(start_dt, end_dt):
+    return (end_dt - start_dt).total_seconds() / 3600
+
+
+def _plural(unit, value):
+    if value == 1:
+        return unit
+    return unit + "s"
+'''
+
+
+def test_dates_and_names_the_module_imports_are_spelled_from_their_own_module(
+    tmp_path: Path,
+) -> None:
+    generated = generate(tmp_path, {"calendar_days.py": CALENDAR}, "calendar_days")
+    text = generated.text
+    assert "import datetime\n" in text
+    assert "(datetime.date(2024, 1, 12), datetime.date(2024, 1, 15))," in text  # a row
+    assert "hours_between(\n        datetime.datetime(" in text  # dates for `start_dt`
+    imported = text.split("from calendar_days import", 1)[1].split("\n\n", 1)[0]
+    assert "date" not in imported.replace("next_weekday", "")  # not datetime's names
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_text_joined_to_a_parameter_makes_it_text() -> None:
+    [target] = find_targets(CALENDAR, ["_plural"])
+    assert target.probes[0].call.source().startswith('_plural("')

@@ -30,6 +30,8 @@ from coder.builtin.gen.probe_trace import LineTracer, line_ranges  # inlined in 
 
 MARK = "@@probe "
 MAX_REPR = 240
+MAX_ITEMS = 100_000
+"""Items a probed generator may give before it counts as running on forever."""
 
 
 class _Timeout(BaseException):
@@ -38,6 +40,18 @@ class _Timeout(BaseException):
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
     raise _Timeout()
+
+
+def _bounded_list(items: Any = ()) -> list[Any]:
+    """`list(...)` as the probe's calls spell it, ended like a timeout past MAX_ITEMS: a
+    generator with an open end (`daterange(start, None)`) must not fill the memory
+    before the alarm rings."""
+    found = []
+    for item in items:
+        found.append(item)
+        if len(found) > MAX_ITEMS:
+            raise _Timeout()
+    return found
 
 
 def main(spec: dict[str, Any]) -> None:
@@ -69,6 +83,7 @@ def _under_mutant(module: ModuleType, call: dict[str, Any], timeout: float) -> d
 
 def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     namespace = {"copy": copy, **vars(module)}  # `copy.copy(x)` spells __copy__
+    namespace.setdefault("list", _bounded_list)
     record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
     tracer = LineTracer(str(module.__file__)) if spec.get("measure") else None

@@ -31,6 +31,7 @@ from coder.builtin.gen import (
     notices,
     parse_probe_output,
 )
+from coder.builtin.gen.probe import probe_commands
 from coder.builtin.gen.probe_mutants import digest
 from tests.helpers import Generated, function_source, generate, run_pytest_in
 
@@ -428,3 +429,38 @@ def test_results_are_chosen_for_the_mutants_their_asserts_notice() -> None:
     assert chosen == [results[1], results[2]]  # 1 and 3; then 4 (the kind changed)
     assert aim.after(chosen, noticed) == Aim(mutants=frozenset({2, 5}))
     assert choose(results, Aim(mutants=frozenset({2})), lambda result: True, noticed) == []
+
+
+FOREVER = '''\
+def counting(start, stop=None):
+    """Numbers from start, up to stop (for ever without one)."""
+    while stop is None or start < stop:
+        yield start
+        start += 1
+'''
+
+
+def test_a_generator_without_an_end_is_stopped_before_it_fills_the_memory(tmp_path: Path) -> None:
+    """The probe reads a generator into a list: with no end, it gives up at a bounded
+    length rather than at the 2 s alarm, after hundreds of MB."""
+    (tmp_path / "forever.py").write_text(FOREVER, encoding="utf-8")
+    target = Target("counting", probes=[Probe(Call("counting", ("0", "None"), wrap="list"))])
+    [(command, _)] = probe_commands(target, "forever", str(tmp_path))
+    measured = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(['sh', '-c', sys.argv[1]], capture_output=True, text=True)\n"
+        "print(done.stdout)\n"
+        "print('maxrss', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", measured, command],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    results, error = parse_probe_output(done.stdout, target)
+    assert error == "" and results == []  # ran on for ever: nothing to pin
+    assert '"kind":"timeout"' in done.stdout
+    peak_kib = int(done.stdout.rsplit("maxrss", 1)[1])
+    assert peak_kib < 150_000, peak_kib

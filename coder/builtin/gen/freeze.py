@@ -130,19 +130,62 @@ def _imports(tree: ast.Module) -> dict[str, tuple[str, str]]:
     return found
 
 
+def volatile_lines(tree: ast.Module, module: str) -> frozenset[int]:
+    """The lines of the module's functions that read a volatile source: a call of a
+    volatile function that ran none of them (`relative_time(d, other)`, which reads
+    the clock only without `other`) gave a result that repeats."""
+    imported = _imports(tree)
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            reads = _reads(node, imported, module)
+            found |= {child.lineno for child, _, root in reads if root != "datetime"}
+            for child in ast.walk(node):
+                if isinstance(child, ast.expr) and _reads_clock_or_environment(child, imported):
+                    found.add(child.lineno)
+    return frozenset(found)
+
+
+def _reads_clock_or_environment(node: ast.expr, imported: dict[str, tuple[str, str]]) -> bool:
+    return _asks_today(node, imported) or _is_environ(node, imported) or _is_getenv(node, imported)
+
+
+def _asks_today(node: ast.AST, imported: dict[str, tuple[str, str]]) -> bool:
+    """`datetime.now`, `date.today`, `datetime.datetime.utcnow`: the current date asked
+    for (datetime's other names read no clock)."""
+    if not (isinstance(node, ast.Attribute) and node.attr in TODAY):
+        return False
+    base = node.value.value if isinstance(node.value, ast.Attribute) else node.value
+    return isinstance(base, ast.Name) and imported.get(base.id, ("", ""))[0] == "datetime"
+
+
 def _sources(node: ast.AST, imported: dict[str, tuple[str, str]], module: str) -> set[str]:
     found: set[str] = _environment(node, imported)
+    return found | {source for _, source, _ in _reads(node, imported, module)}
+
+
+def _reads(
+    node: ast.AST, imported: dict[str, tuple[str, str]], module: str
+) -> list[tuple[ast.expr, str, str]]:
+    """Each read of a volatile module's name under `node`: (the node, its source
+    marker, the module)."""
     today = any(isinstance(c, ast.Attribute) and c.attr in TODAY for c in ast.walk(node))
+    found: list[tuple[ast.expr, str, str]] = []
     for child in ast.walk(node):
+        source, root = "", ""
         if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
             origin = imported.get(child.value.id)
             if origin and not origin[1]:
-                found.add(_source(origin[0], child.attr, f"{origin[0]}.{child.attr}", today))
+                source = _source(origin[0], child.attr, f"{origin[0]}.{child.attr}", today)
+                root = origin[0]
         elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
             origin = imported.get(child.id)
             if origin and origin[1]:
-                found.add(_source(origin[0], origin[1], f"{module}.{child.id}", today))
-    return found - {""}
+                source = _source(origin[0], origin[1], f"{module}.{child.id}", today)
+                root = origin[0]
+        if source and isinstance(child, ast.expr):
+            found.append((child, source, root))
+    return found
 
 
 def _source(module: str, name: str, target: str, today: bool) -> str:

@@ -72,8 +72,8 @@ def pick(
     if bugs:
         results = apart_from(results, [result for result, _ in bugs])
     results = [result for result in results if designed(result, target, context.raises)]
-    if target.volatile:
-        results = [result for result in results if result.kind == "raise"]
+    if target.volatile:  # its errors, and what calls that read no clock returned
+        results = [r for r in results if r.kind == "raise" or _steady(r, target)]
     found, aim = picked(Pick(target, candidates=results, analysed=analysed), aim, usable, context)
     return replace(found, bugs=bugs), aim
 
@@ -217,6 +217,11 @@ def rendered(
     if broken and not tests:
         return [], "; ".join(f"{name} {why}" for name, why in broken.items())
     return tests, "" if tests else _nothing_kept(found)
+
+
+def _steady(result: Result, target: Target) -> bool:
+    """The call ran none of the lines that read the clock or chance (and ran some)."""
+    return bool(result.lines) and not result.lines & target.volatile_lines
 
 
 def _nothing_kept(found: Pick) -> str:

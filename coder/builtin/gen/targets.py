@@ -25,7 +25,7 @@ from coder.builtin.gen.examples import (
     module_doctest_calls,
     site_calls,
 )
-from coder.builtin.gen.freeze import freeze_for, volatile_sources
+from coder.builtin.gen.freeze import freeze_for, volatile_lines, volatile_sources
 from coder.builtin.gen.messages import raise_messages
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.types import (
@@ -51,7 +51,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     the module `module` whose source is `source`."""
     tree = ast.parse(source)
     facts = ModuleFacts.of(tree)
-    volatile = volatile_sources(tree, module)
+    volatile, reading = volatile_sources(tree, module), volatile_lines(tree, module)
     functions = {n.name: n for n in tree.body if isinstance(n, Function)}
     own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     classes = {name: with_inherited(node, own) for name, node in own.items()}
@@ -78,6 +78,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
         target.freeze = freeze_for(reaches)
         target.messages = messages
         target.volatile = bool(reaches) and target.freeze is None
+        target.volatile_lines = reading if target.volatile else frozenset()
         targets.append(target)
     return targets
 

@@ -46,7 +46,10 @@ class Target:
     """Parameter -> its default's source, for the literal defaults."""
     skip: str = ""
     volatile: bool = False
-    """It reads a clock or random source no test can pin: only its errors can be asserted."""
+    """It reads a clock or random source no test can pin: only its errors can be asserted,
+    and the results of calls that ran none of `volatile_lines`."""
+    volatile_lines: frozenset[int] = frozenset()
+    """The module's lines that read such a source (freeze.volatile_lines)."""
     freeze: Freeze | None = None
     """How its tests pin the clocks and the random source it reads."""
     procedure: bool = False

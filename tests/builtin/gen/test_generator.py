@@ -285,7 +285,10 @@ LABELS = (
     "    return f'{prefix}-{datetime.date.today()}'\n\n\n"
     "def new_id() -> str:\n    return str(uuid.uuid4())\n\n\n"
     "def year_of(text: str = '2024-01-31') -> int:\n"
-    "    return datetime.date.fromisoformat(text).year\n"
+    "    return datetime.date.fromisoformat(text).year\n\n\n"
+    "def days_until(day: datetime.date, today: datetime.date | None = None) -> int:\n"
+    "    if today is None:\n        today = datetime.date.today()\n"
+    "    return (day - today).days\n"
 )
 
 
@@ -306,6 +309,11 @@ def test_a_source_no_test_can_pin_leaves_only_the_errors_asserted(tmp_path: Path
     assert function_source(generated.text, "test_year_of_with_defaults").endswith(
         "assert year_of() == 2024"
     )
+    # A call that passes `today` runs no line that reads the clock: its value is asserted.
+    days = generated.text.split("def test_days_until", 1)[1]
+    assert "today=datetime.date(" in days and "== " in days
+    done = run_pytest_in(generated.repo)
+    assert done.returncode == 0, done.stdout
 
 
 def test_tests_join_an_existing_file_in_its_import_style(clock: Generated) -> None:

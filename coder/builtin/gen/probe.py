@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from coder.builtin.gen.calls import Call
 from coder.builtin.gen.types import Probe, Target
 
 CALL_TIMEOUT_S = 2.0
@@ -25,6 +26,8 @@ CHUNK = 10
 """Calls per probe command."""
 RUN_MARK = "@@probe-run "
 RECORD_MARK = "@@probe "
+BOUNDED_LIST = "_coder_bounded_list"
+"""What the probe calls `list` around a generator's call (probe_script._bounded_list)."""
 _SCRIPTS = [
     Path(__file__).with_name(name)
     for name in ("probe_mutants.py", "probe_trace.py", "probe_script.py")
@@ -111,13 +114,20 @@ def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
     return {
         "id": number,
         "setup": setup,
-        "expr": probe.call.source(),
+        "expr": _expression(probe.call),
         "bind": target.var if target.init and not probe.verbatim else None,
         "observe": target.observers if target.var and probe.setup and not probe.verbatim else [],
         "freeze": target.freeze.spec() if target.freeze else None,
         "argv": list(probe.argv) or None,
         "imports": sorted({m for c in (*probe.setup, probe.call) for m in c.modules}),
     }
+
+
+def _expression(call: Call) -> str:
+    """The call's source, a generator's read into a bounded list (see BOUNDED_LIST)."""
+    if call.wrap != "list":
+        return call.source()
+    return f"{BOUNDED_LIST}({replace(call, wrap='').source()})"
 
 
 def parse_probe_output(output: str, target: Target) -> tuple[list[Result], str]:

@@ -43,7 +43,7 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
 
 
 def _bounded_list(items: Any = ()) -> list[Any]:
-    """`list(...)` as the probe's calls spell it, ended like a timeout past MAX_ITEMS: a
+    """`list(...)` around a generator's call, ended like a timeout past MAX_ITEMS: a
     generator with an open end (`daterange(start, None)`) must not fill the memory
     before the alarm rings."""
     found = []
@@ -83,7 +83,7 @@ def _under_mutant(module: ModuleType, call: dict[str, Any], timeout: float) -> d
 
 def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     namespace = {"copy": copy, **vars(module)}  # `copy.copy(x)` spells __copy__
-    namespace.setdefault("list", _bounded_list)
+    namespace["_coder_bounded_list"] = _bounded_list  # probe.BOUNDED_LIST
     record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
     tracer = LineTracer(str(module.__file__)) if spec.get("measure") else None

@@ -472,3 +472,16 @@ def test_a_generator_without_an_end_is_stopped_before_it_fills_the_memory(tmp_pa
     assert '"kind":"timeout"' in done.stdout
     peak_kib = int(done.stdout.rsplit("maxrss", 1)[1])
     assert peak_kib < 150_000, peak_kib
+
+
+def test_a_doctest_that_names_list_sees_the_builtin(tmp_path: Path) -> None:
+    """Bounding a generator's list must not change what `list` means on a doctest line."""
+    (tmp_path / "forever.py").write_text(FOREVER, encoding="utf-8")
+    line = Call("isinstance([1], list) and list(range(2)) == [0, 1]", attribute=True)
+    target = Target("counting", probes=[Probe(line, verbatim=True)])
+    [(command, _)] = probe_commands(target, "forever", str(tmp_path))
+    done = subprocess.run(
+        ["sh", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    results, error = parse_probe_output(done.stdout, target)
+    assert error == "" and [result.repr for result in results] == ["True"], done.stdout

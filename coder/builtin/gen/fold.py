@@ -31,39 +31,10 @@ import ast
 
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.render import Rendered
+from coder.builtin.gen.signatures import Signatures
 from coder.builtin.gen.values import safe_name, snake_case
 
-Signatures = dict[str, list[str]]
-"""Function or method name -> its parameter names (self and cls left out)."""
 _INDENT = "    "
-
-
-def signatures(tree: ast.Module) -> Signatures:
-    found: Signatures = {}
-    bound = _bound_methods(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
-            found.setdefault(node.name, names[1:] if id(node) in bound else names)
-        elif isinstance(node, ast.ClassDef):
-            init = next((n for n in node.body if getattr(n, "name", "") == "__init__"), None)
-            if isinstance(init, ast.FunctionDef):
-                found.setdefault(node.name, [a.arg for a in init.args.args[1:]])
-    return found
-
-
-def _bound_methods(tree: ast.Module) -> set[int]:
-    """The methods whose first parameter is the instance or the class, whatever its name
-    (`def parse(class_, text)` under @classmethod): all in a class body but static ones."""
-    found = set()
-    for cls in ast.walk(tree):
-        for node in cls.body if isinstance(cls, ast.ClassDef) else []:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                static = any(
-                    isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
-                )
-                found |= set() if static else {id(node)}
-    return found
 
 
 def folded(tests: list[Rendered], name: str, taken: set[str], known: Signatures) -> list[Rendered]:
@@ -197,12 +168,14 @@ def _table(
     varying = [k for k in range(len(first.texts)) if len({s.texts[k] for _, s in group}) > 1]
     if not varying:
         return None
+    if all(test.name.startswith(f"{name}_raises") for test, _ in group):
+        name = f"{name}_raises"  # test_docopt_raises(argv): every row raises
     columns = _columns(first, varying, known)
     order = sorted(range(len(varying)), key=lambda n: columns[n].startswith("expected"))
     varying, columns = [varying[n] for n in order], [columns[n] for n in order]
     trailing = "," * (len(varying) == 1)
     rows = [f"({', '.join(shape.texts[k] for k in varying)}{trailing})," for _, shape in group]
-    body = _body(first, dict(zip(varying, columns, strict=True)))
+    body = _body(first, dict(zip(varying, columns, strict=True)), _assigned(first))
     if body is None:
         return None
     unique = name if name not in taken else f"{name}_examples"
@@ -218,14 +191,21 @@ def _table(
     return Rendered(unique, "\n".join(lines) + "\n", names, True, modules, results)
 
 
-def _body(shape: _Shape, columns: dict[int, str]) -> list[str] | None:
-    """The first test's body lines with each varying literal replaced by its column."""
+def _body(
+    shape: _Shape, columns: dict[int, str], assigned: dict[int, ast.stmt]
+) -> list[str] | None:
+    """The first test's body lines with each varying literal replaced by its column, and
+    each line `argv = <literal>` whose column is `argv` itself left out."""
     source = shape.source
     lines = source.splitlines()
     for index in sorted(columns, key=lambda k: _start(shape.literals[k]), reverse=True):
         node = shape.literals[index]
         if node.end_lineno is None or node.end_col_offset is None:
             return None
+        stmt = assigned.get(index)
+        if stmt is not None and _target(stmt) == columns[index] and stmt.end_lineno:
+            del lines[stmt.lineno - 1 : stmt.end_lineno]
+            continue
         head = lines[node.lineno - 1][: _column(lines[node.lineno - 1], node.col_offset)]
         tail_line = lines[node.end_lineno - 1]
         tail = tail_line[_column(tail_line, node.end_col_offset) :]
@@ -246,13 +226,38 @@ def _columns(shape: _Shape, varying: list[int], known: Signatures) -> list[str]:
     nodes = [node for stmt in shape.body for node in ast.walk(stmt)]
     parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
     placeholders = {n.id: n for n in nodes if isinstance(n, ast.Name) and n.id.startswith("_")}
-    used = [n.id for n in nodes if isinstance(n, ast.Name) and not n.id.startswith("_")]
+    assigned = {index: _target(stmt) for index, stmt in _assigned(shape).items()}
+    dropped = {assigned[index] for index in varying if index in assigned}
+    used = [
+        n.id
+        for n in nodes
+        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in dropped
+    ]
     names: list[str] = []
     for index in varying:
         node = placeholders.get(f"_{index + 1}")
         wanted = _named(node, parents, known) if node is not None else "value"
         names.append(_free(wanted, [*used, *names]))
     return names
+
+
+def _assigned(shape: _Shape) -> dict[int, ast.stmt]:
+    """The literals that are the whole value of a line `name = <literal>` of the body,
+    with no earlier line naming `name`: the table's column can be `name` itself."""
+    found: dict[int, ast.stmt] = {}
+    for position, stmt in enumerate(shape.body):
+        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not (isinstance(value, ast.Name) and value.id[1:].isdigit()) or not _target(stmt):
+            continue
+        earlier = {n for s in shape.body[:position] for n in ast.walk(s) if isinstance(n, ast.Name)}
+        if _target(stmt) not in {n.id for n in earlier}:
+            found[int(value.id[1:]) - 1] = stmt
+    return found
+
+
+def _target(stmt: ast.stmt) -> str:
+    target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
+    return target.id if isinstance(target, ast.Name) else ""
 
 
 def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> str:

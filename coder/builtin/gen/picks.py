@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 
-from coder.builtin.gen.fold import Signatures, folded
+from coder.builtin.gen.fold import folded
 from coder.builtin.gen.parses import parsing
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.render import Rendered, asserted, render_bug_test, render_test
@@ -26,6 +26,7 @@ from coder.builtin.gen.select import (
     notices,
     possible_bugs,
 )
+from coder.builtin.gen.signatures import Signatures
 from coder.builtin.gen.table import table_name, tabulated
 from coder.builtin.gen.types import Target
 from coder.builtin.literals import is_parsed, node_value

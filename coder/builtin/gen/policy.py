@@ -20,7 +20,6 @@ from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
-from coder.builtin.gen.fold import Signatures, signatures
 from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.parses import merged_parsing
@@ -31,6 +30,7 @@ from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
 from coder.builtin.gen.search import parsed_outputs, searched
 from coder.builtin.gen.select import Aim, raise_lines
+from coder.builtin.gen.signatures import Signatures, signatures
 from coder.builtin.gen.table import table_name
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, test_names

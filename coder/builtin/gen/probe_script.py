@@ -126,7 +126,7 @@ def _call(
     try:
         with contextlib.redirect_stdout(printed):
             value = _run(call["expr"], namespace)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a CLI's own exit (DocoptExit) is its answer
         return {**_exception(exc, module), "kind": "raise"}
     finally:
         if tracer is not None:
@@ -194,7 +194,7 @@ def _reads_back(text: str, value: object) -> bool:
         return False
 
 
-def _exception(exc: Exception, module: ModuleType) -> dict[str, Any]:
+def _exception(exc: BaseException, module: ModuleType) -> dict[str, Any]:
     """The exception's type, and the name a test should expect: the first class in its
     MRO that is a builtin or defined in the module under test."""
     found: dict[str, Any] = {"type": type(exc).__name__, "repr": str(exc)[:MAX_REPR]}

@@ -20,8 +20,8 @@ from typing import Any
 
 from coder.builtin.engine import Steps, ToolRequest
 from coder.builtin.gen.calls import Call
-from coder.builtin.gen.fold import signatures
 from coder.builtin.gen.probe import Result, parse_probe_output
+from coder.builtin.gen.signatures import signatures
 from coder.builtin.gen.types import Probe, Target
 from coder.builtin.gen.values import describe, double_quoted
 from coder.builtin.literals import is_parsed, node_value
@@ -33,6 +33,8 @@ MAX_VARIANTS = 20
 MAX_TOKENS = 8
 MAX_PARTS = 2
 """Short literals put in place of a string's last part."""
+MAX_LINE = 120
+"""A doctest line's literal longer than this is left as written (a whole usage text)."""
 
 
 Parsed = list[tuple[Target, list[Result]]]
@@ -114,7 +116,7 @@ def search_probes(
     """Variants of the calls that ran the most lines, none the target probed already."""
     seen = {_key(probe) for probe in target.probes}
     bases = sorted(
-        (r for r in results if not r.probe.verbatim),
+        results,
         key=lambda r: (-len(r.arcs), -len(r.lines)),
     )[:MAX_BASES]
     found: list[Probe] = []
@@ -132,6 +134,9 @@ def _key(probe: Probe) -> tuple[str, ...]:
 
 def _variants(probe: Probe, params: list[str], tokens: list[str]) -> Iterator[Probe]:
     call = probe.call
+    if probe.verbatim:
+        yield from _scenario_variants(probe, tokens)
+        return
     for position, source in enumerate(call.args):
         name = params[position] if position < len(params) else "value"
         for changed in _changed(source, tokens):
@@ -141,6 +146,35 @@ def _variants(probe: Probe, params: list[str], tokens: list[str]) -> Iterator[Pr
         for changed in _changed(source, tokens):
             kwargs = (*call.kwargs[:position], (name, changed), *call.kwargs[position + 1 :])
             yield _varied(probe, replace(call, kwargs=kwargs), describe(changed, name))
+
+
+def _scenario_variants(probe: Probe, tokens: list[str]) -> Iterator[Probe]:
+    """A doctest's scenario with one of its earlier lines' literals changed: `argv =
+    ["tcp", "80"]` becomes `argv = ["tcp"]`, and the check runs on that instead."""
+    for position, line in enumerate(probe.setup):
+        assigned = _assigned(line.callee)
+        if assigned is None:
+            continue
+        name, source = assigned
+        for changed in _changed(source, tokens) if len(source) <= MAX_LINE else ():
+            setup = list(probe.setup)
+            setup[position] = replace(line, callee=f"{name} = {changed}")
+            varied = _varied(probe, probe.call, describe(changed, name))
+            yield replace(varied, setup=tuple(setup))
+
+
+def _assigned(source: str) -> tuple[str, str] | None:
+    """`name = <literal>` as (name, the literal's source); None for any other line."""
+    try:
+        [stmt] = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0]
+    if not isinstance(target, ast.Name) or not is_parsed(node_value(stmt.value)):
+        return None
+    return target.id, ast.get_source_segment(source, stmt.value) or ""
 
 
 def _varied(probe: Probe, call: Call, label: str) -> Probe:
@@ -160,8 +194,17 @@ def _changed(source: str, tokens: list[str]) -> list[str]:
     if isinstance(value, int):
         return [repr(number) for number in (value + 1, value - 1, -value, 0) if number != value]
     if isinstance(value, list) and value:
-        return [repr([*value, value[-1]]), "[]"]
+        return list(dict.fromkeys(double_quoted(repr(v)) for v in _lists(value, tokens)))
     return []
+
+
+def _lists(value: list[Any], tokens: list[str]) -> list[list[Any]]:
+    """One item more, one less at either end, none; for a list of strings (a command
+    line), also one of the module's short literals after its items (`"--"`)."""
+    shorter = [value[:-1], value[1:]] if len(value) > 1 else []
+    texts = all(isinstance(item, str) for item in value)
+    more = [[*value, token] for token in tokens[:MAX_PARTS]] if texts else []
+    return [[*value, value[-1]], *shorter, [], *more]
 
 
 def _texts(value: str, tokens: list[str]) -> list[str]:

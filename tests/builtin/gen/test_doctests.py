@@ -175,3 +175,33 @@ def test_slices_and_made_objects_fold_into_columns() -> None:
         "    bag = Bag([1, 2])\n"
         "    assert bag[index] == expected\n"
     )
+
+
+def test_a_varied_doctest_line_becomes_the_column_of_its_own_name() -> None:
+    """`argv = [...]` varied between tests: the table's column is `argv` and the line goes
+    (not `argv = argv_2`); a table whose every row raises says so in its name."""
+    body = (
+        "():\n"
+        '    doc = "Usage: prog <x>"\n'
+        "    argv = {}\n"
+        "    with pytest.raises(UsageExit):\n"
+        "        parse(doc, argv)\n"
+    )
+    tests = [
+        Rendered(f"test_parse_raises_for_{n}", f"def test_parse_raises_for_{n}" + body.format(a))
+        for n, a in (("empty_argv", "[]"), ("one_argv", '["-v"]'))
+    ]
+    [table] = folded(tests, "test_parse", set(), {"parse": ["doc", "argv"]})
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("argv",),\n'
+        "    [\n"
+        "        ([],),\n"
+        '        (["-v"],),\n'
+        "    ],\n"
+        ")\n"
+        "def test_parse_raises(argv):\n"
+        '    doc = "Usage: prog <x>"\n'
+        "    with pytest.raises(UsageExit):\n"
+        "        parse(doc, argv)\n"
+    )

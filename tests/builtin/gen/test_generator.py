@@ -485,3 +485,30 @@ def test_a_doctest_that_names_list_sees_the_builtin(tmp_path: Path) -> None:
     )
     results, error = parse_probe_output(done.stdout, target)
     assert error == "" and [result.repr for result in results] == ["True"], done.stdout
+
+
+CLI = """\
+class UsageExit(SystemExit):
+    pass
+
+
+def parse(argv):
+    if not argv:
+        raise UsageExit("usage: prog FILE")
+    return argv[0]
+"""
+
+
+def test_a_cli_that_exits_with_its_own_exception_is_answered_by_it(tmp_path: Path) -> None:
+    """A SystemExit of the module's own class (docopt's DocoptExit) is what the function
+    answers to a bad command line: a raise a test can pin, not a probe that died."""
+    (tmp_path / "cli.py").write_text(CLI, encoding="utf-8")
+    target = Target("parse", probes=[Probe(Call("parse", ("[]",)))])
+    [(command, _)] = probe_commands(target, "cli", str(tmp_path))
+    done = subprocess.run(
+        ["sh", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    results, error = parse_probe_output(done.stdout, target)
+    assert error == "", done.stdout
+    [result] = results
+    assert (result.kind, result.expect, result.repr) == ("raise", "UsageExit", "usage: prog FILE")

@@ -4,6 +4,7 @@ at a time, for targets whose first calls left lines unrun."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,34 @@ def test_a_branch_no_first_value_reaches_is_found_by_the_search(
     assert "%" in text or "&" in text  # a string with one of the module's own literals
     assert report["coverage_after"]["line"] == 100.0
     assert run_pytest_in(repo).returncode == 0
+
+
+def test_a_doctest_scenario_is_varied_through_its_earlier_lines_literals() -> None:
+    """`argv = [...]` on a doctest line before `parse(doc, argv)`: the variants change that
+    list (one item more, one less at either end, none, a short literal of the module's
+    after them), keep the other lines as written,
+    and claim nothing of what the doctest showed."""
+    doc = Call('doc = "Usage: prog <x>"', origin="doctest", qualified=False, attribute=True)
+    argv = Call('argv = ["a", "-v"]', origin="doctest", qualified=False, attribute=True)
+    check = Call("parse(doc, argv)", origin="doctest", qualified=False, attribute=True)
+    shown = Probe(replace(check, expected="{'x': 'a'}"), (doc, argv), verbatim=True)
+    target = Target("parse", span=(1, 9), params=["doc", "argv"], probes=[shown])
+    ran = Result(shown, "return", lines=frozenset({1, 2}), arcs=frozenset({(1, 2)}))
+    made = search_probes(target, [ran], ["-"], target.params)
+    argvs = [p for p in made if p.setup[0] == doc]
+    assert [p.setup[1].callee for p in argvs] == [
+        'argv = ["a", "-v", "-v"]',
+        'argv = ["a"]',
+        'argv = ["-v"]',
+        "argv = []",
+        'argv = ["a", "-v", "-"]',  # one of the module's short literals after them
+    ]
+    assert 'doc = ""' in [p.setup[0].callee for p in made]  # the other line varied too
+    assert all(p.verbatim and p.call.expected is None and p.call.label for p in made)
+    assert [p.call.label for p in argvs] == [
+        "three_argvs",
+        "one_argv",
+        "one_argv",
+        "empty_argv",
+        "three_argvs",
+    ]

@@ -44,9 +44,24 @@ class ModuleFacts:
         aliases, origins = type_aliases(tree), imported_names(tree)
         return cls(module_constants(tree), names, tree, aliases, shown, named, origins)
 
-    def shown_for(self, node: ast.FunctionDef, param: str) -> list[str]:
-        """The values the module shows for `param` of `node`, else for its name."""
-        return self.shown.values.get((node.lineno, param)) or self.named.get(param, [])
+    def shown_for(self, node: ast.FunctionDef, param: str, kind: str = "") -> list[str]:
+        """The values the module shows for `param` of `node`, else for its name: of the
+        `kind` the parameter is used as, when known ("str": `TokenStream(argv)` names a
+        list `source`, which says nothing of `parse_pattern(source)`'s text)."""
+        own = self.shown.values.get((node.lineno, param))
+        if own:
+            return own
+        wanted = _KINDS.get(kind)
+        named = self.named.get(param, [])
+        return [v for v in named if wanted is None or _literal_of(v, wanted)]
+
+
+_KINDS: dict[str, type] = {"str": str, "int": int, "float": float, "list": list, "dict": dict}
+
+
+def _literal_of(source: str, kind: type) -> bool:
+    value = node_value(ast.parse(source, mode="eval").body)
+    return isinstance(value, kind) and not isinstance(value, bool)
 
 
 def top_level_names(tree: ast.Module) -> set[str]:

@@ -152,11 +152,42 @@ def _edges(tree: ast.Module, callees: _Callees) -> Iterator[tuple[Key, Key]]:
     for caller in (n for n in ast.walk(tree) if isinstance(n, Function)):
         args = caller.args
         own = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        rebound = _rebound(caller)
         for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call)):
             for node, names in callees.of(call):
                 for name, arg in _filled(call, names):
-                    if isinstance(arg, ast.Name) and arg.id in own and node is not caller:
+                    if not (isinstance(arg, ast.Name) and arg.id in own) or node is caller:
+                        continue
+                    if rebound.get(arg.id, call.lineno) >= call.lineno:
                         yield (caller.lineno, arg.id), (node.lineno, name)
+
+
+def _rebound(function: Function) -> dict[str, int]:
+    """{name: the first line that assigns it anew}: a call after it passes on another
+    value (`argv = parse_argv(argv)`). Filling in a default (`if argv is None: argv =
+    ...`) does not count: the value shown still goes on as it is."""
+    defaults = {
+        id(node)
+        for test in ast.walk(function)
+        if isinstance(test, ast.If) and _is_none_check(test.test)
+        for stmt in test.body
+        for node in ast.walk(stmt)
+    }
+    found: dict[str, int] = {}
+    for node in ast.walk(function):
+        stored = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+        if stored and isinstance(node, ast.Name) and id(node) not in defaults:
+            found[node.id] = min(found.get(node.id, node.lineno), node.lineno)
+    return found
+
+
+def _is_none_check(test: ast.expr) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )
 
 
 def _filled(call: ast.Call, names: list[str]) -> Iterator[tuple[str, ast.expr]]:

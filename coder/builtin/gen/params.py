@@ -101,11 +101,18 @@ def _hinted(
     hint (the module's type aliases read through), else the docstring or the body's use
     of it (after what its name suggests), else its name (none for an unhinted parameter
     with a default: the default is the safe value)."""
-    shown = [Value(v, describe(v, arg.arg), "doctest") for v in facts.shown_for(node, arg.arg)]
+    kind = ast.unparse(arg.annotation) if arg.annotation else _used_kind(node, arg.arg)
+    values = facts.shown_for(node, arg.arg, kind)
+    shown = [Value(v, describe(v, arg.arg), "doctest") for v in values]
     if not shown and arg.annotation is None:
         shown = _instance(node, arg.arg, facts)
     found = shown + _described(node, arg, has_default, facts)
     return list({value.source: value for value in reversed(found)}.values())[::-1]
+
+
+def _used_kind(node: ast.FunctionDef, param: str) -> str:
+    hint, _ = usage_hint(node, param)
+    return ast.unparse(hint) if hint is not None else ""
 
 
 def _described(

@@ -83,7 +83,7 @@ def _used_as(node: ast.FunctionDef, param: str) -> str:
         )
         if methods & found
     ]
-    if any(_joined(child, param) for child in ast.walk(node)):
+    if any(_joined(child, param) or _searched(child, param) for child in ast.walk(node)):
         kinds.append("str")
     if any(_numeric(child, param) for child in ast.walk(node)):
         kinds.append("int")
@@ -136,6 +136,21 @@ def _joined(node: ast.AST, param: str) -> bool:
         sides = [(node.left, node.right), (node.right, node.left)]
         return any(_is(a, param) and _text_constant(b) for a, b in sides)
     return False
+
+
+_RE_TEXT = {"match": 1, "search": 1, "fullmatch": 1, "findall": 1, "finditer": 1, "split": 1}
+_RE_TEXT |= {"sub": 2, "subn": 2}
+"""The `re` functions, each with the position of the text it searches."""
+
+
+def _searched(node: ast.AST, param: str) -> bool:
+    """`re.findall(pattern, param)`, `re.sub(pattern, repl, param)`: text a regex reads."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    owner, position = node.func.value, _RE_TEXT.get(node.func.attr, -1)
+    if not (isinstance(owner, ast.Name) and owner.id == "re") or position >= len(node.args):
+        return False
+    return position >= 0 and _is(node.args[position], param)
 
 
 def _text_constant(node: ast.expr) -> bool:

@@ -100,3 +100,52 @@ def test_a_call_repeated_on_another_instance_is_named_after_that_instance() -> N
         "test_path_lookup_raises_key_error",
         "test_path_lookup_raises_key_error_on_c",
     ]
+
+
+CLI = '''\
+import re
+
+
+class Stream(list):
+    def __init__(self, source):
+        super().__init__(source.split() if isinstance(source, str) else source)
+
+
+def words(source):
+    return re.findall(r"<\\\\w+>", source)
+
+
+def parse_args(argv=None, strict=False):
+    """Drops the options.
+
+    >>> parse_args(["a", "-v"])
+    ['a']
+    """
+    if argv is None:
+        argv = []
+    argv = Stream(argv)
+    return kept(argv)
+
+
+def kept(left):
+    return [item for item in left if not item.startswith("-")]
+'''
+
+
+def test_a_value_goes_on_only_until_the_function_binds_its_name_anew() -> None:
+    """`argv = Stream(argv)` passes the shown list to Stream, and what `kept` gets after
+    it is another value; filling in a default (`if argv is None`) changes nothing."""
+    tree = ast.parse(CLI)
+    shown = shown_values(tree).values
+    assert shown[(_line(tree, "__init__"), "source")] == ['["a", "-v"]']
+    assert (_line(tree, "kept"), "left") not in shown
+
+
+def test_a_value_shown_under_the_same_name_elsewhere_must_fit_the_use() -> None:
+    """`Stream(source)` is shown a list; `words(source)` reads its `source` with a regex,
+    so that list is no value for it."""
+    facts = ModuleFacts.of(ast.parse(CLI))
+    assert facts.named["source"] == ['["a", "-v"]']
+    [words] = find_targets(CLI, ["words"], "cli")
+    assert all("[" not in probe.call.source() for probe in words.probes)
+    assert words.probes and all('"' in probe.call.source() for probe in words.probes)

@@ -175,8 +175,11 @@ def _rebound(function: Function) -> dict[str, int]:
     }
     found: dict[str, int] = {}
     for node in ast.walk(function):
-        stored = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-        if stored and isinstance(node, ast.Name) and id(node) not in defaults:
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Store)
+            and id(node) not in defaults
+        ):
             found[node.id] = min(found.get(node.id, node.lineno), node.lineno)
     return found
 

@@ -170,12 +170,13 @@ def _table(
         return None
     if all(test.name.startswith(f"{name}_raises") for test, _ in group):
         name = f"{name}_raises"  # test_docopt_raises(argv): every row raises
-    columns = _columns(first, varying, known)
+    assigned = _assigned(first)
+    columns = _columns(first, varying, known, assigned)
     order = sorted(range(len(varying)), key=lambda n: columns[n].startswith("expected"))
     varying, columns = [varying[n] for n in order], [columns[n] for n in order]
     trailing = "," * (len(varying) == 1)
     rows = [f"({', '.join(shape.texts[k] for k in varying)}{trailing})," for _, shape in group]
-    body = _body(first, dict(zip(varying, columns, strict=True)), _assigned(first))
+    body = _body(first, dict(zip(varying, columns, strict=True)), assigned)
     if body is None:
         return None
     unique = name if name not in taken else f"{name}_examples"
@@ -222,12 +223,13 @@ def _column(line: str, byte_offset: int) -> int:
     return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
 
 
-def _columns(shape: _Shape, varying: list[int], known: Signatures) -> list[str]:
+def _columns(
+    shape: _Shape, varying: list[int], known: Signatures, assigned: dict[int, ast.stmt]
+) -> list[str]:
     nodes = [node for stmt in shape.body for node in ast.walk(stmt)]
     parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
     placeholders = {n.id: n for n in nodes if isinstance(n, ast.Name) and n.id.startswith("_")}
-    assigned = {index: _target(stmt) for index, stmt in _assigned(shape).items()}
-    dropped = {assigned[index] for index in varying if index in assigned}
+    dropped = {_target(assigned[index]) for index in varying if index in assigned}
     used = [
         n.id
         for n in nodes
@@ -242,15 +244,16 @@ def _columns(shape: _Shape, varying: list[int], known: Signatures) -> list[str]:
 
 
 def _assigned(shape: _Shape) -> dict[int, ast.stmt]:
-    """The literals that are the whole value of a line `name = <literal>` of the body,
-    with no earlier line naming `name`: the table's column can be `name` itself."""
+    """Literals alone on a line `name = <literal>` that no earlier line names: columns."""
     found: dict[int, ast.stmt] = {}
     for position, stmt in enumerate(shape.body):
         value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
         if not (isinstance(value, ast.Name) and value.id[1:].isdigit()) or not _target(stmt):
             continue
-        earlier = {n for s in shape.body[:position] for n in ast.walk(s) if isinstance(n, ast.Name)}
-        if _target(stmt) not in {n.id for n in earlier}:
+        earlier = {
+            n.id for s in shape.body[:position] for n in ast.walk(s) if isinstance(n, ast.Name)
+        }
+        if _target(stmt) not in earlier:
             found[int(value.id[1:]) - 1] = stmt
     return found
 

@@ -74,9 +74,10 @@ def run_pytest(
 ) -> TestRun:
     """Run pytest (all tests, or the given node ids / paths) and collect the results;
     `repeat` runs each of `tests` that many times in the one process (TestOutcome.runs
-    and .passes count them), or with `again` runs `tests` once and only the tests named
-    in `again` (node ids, or a function's name for all its parameter sets) the other
-    times. `brief` leaves out pytest's own tracebacks (the report keeps each failure's).
+    and .passes count them), or with `again` runs `tests` (None: the whole suite) once
+    and only the tests named in `again` (node ids, or a function's name for all its
+    parameter sets) the other times. `brief` leaves out pytest's own tracebacks (the
+    report keeps each failure's).
     `reruns` (least, most, seconds) runs a test that failed again at once, in the same
     process, until it passes: at least `least` times, up to `most` while the reruns past
     `least` cost at most `seconds` (or a quarter of the run's time so far).
@@ -119,6 +120,10 @@ def exec_pytest(
     if repeat > 1 and tests:
         script = _repeated(tests, repeat, again) + _script(
             _files(tests) + options, runner, epilogue, prologue
+        )
+    elif repeat > 1 and again:  # the whole suite once, then only `again`
+        script = _listed(again, AGAIN_PATH, "CODER_PYTEST_AGAIN") + (
+            f"export CODER_PYTEST_REPEAT={repeat}; {script}"
         )
     if reruns:
         script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script

@@ -5,6 +5,12 @@ is a regression; the repairs that touched its file, or a file other tests load (
 conftest.py, a helper, a source file), are dropped. When no repair reaches the failing
 test (each touched only test modules of its own), the repairs cannot have broken it:
 it is reported flaky and the repairs are kept.
+
+When the builtin engine's groups were verified together (together.py), their one
+verification run was of the whole suite: if every file is still as that run left it
+(the same `changes()`: no repair dropped since, the strength check's swaps undone), that
+run is the gate's, pytest run once on the very bytes delivered, and no second full run is
+made. Anything else that differs, a leftover file included, and the suite runs again.
 """
 
 from __future__ import annotations
@@ -36,6 +42,14 @@ class FinalGate:
     """Tests that failed beside the repairs though no repair reaches them."""
 
 
+@dataclass(frozen=True)
+class SuiteRun:
+    """A run of the whole suite, and the sandbox's changes() right after it."""
+
+    run: TestRun
+    files: Changes
+
+
 def merge(outcomes: list[GroupOutcome]) -> Changes:
     merged: Changes = {}
     for outcome in outcomes:
@@ -49,8 +63,10 @@ def final_check(
     baseline: Baseline,
     outcomes: list[GroupOutcome],
     tests: list[str] | None,
+    prior: SuiteRun | None = None,
 ) -> FinalGate:
-    """The repairs that survive the full suite, and that suite's last run."""
+    """The repairs that survive the full suite, and that suite's last run; `prior`: a
+    run of the whole suite that is the gate's own if the files are still as it left them."""
     verdicts = {outcome.group.file: outcome for outcome in outcomes}
     kept = _without_overlaps([o for o in outcomes if o.repaired], verdicts)
     for _ in range(_ATTEMPTS):
@@ -58,7 +74,9 @@ def final_check(
             sync(sandbox, session, outcomes, [])
             return FinalGate(list(verdicts.values()))
         sync(sandbox, session, outcomes, kept)
-        run, regressions = _full_run(session, sandbox, baseline, tests)
+        same = prior if tests is None and prior and sandbox.changes() == prior.files else None
+        prior = None  # after a dropped repair the files differ: the suite runs again
+        run, regressions = _full_run(session, sandbox, baseline, tests, same)
         session.hooks.info(f"full suite with the repairs: {summary_line(run)}")
         if not regressions:
             return FinalGate(list(verdicts.values()), kept, run)
@@ -92,10 +110,20 @@ def sync(
 
 
 def _full_run(
-    session: Session, sandbox: Sandbox, baseline: Baseline, tests: list[str] | None
+    session: Session,
+    sandbox: Sandbox,
+    baseline: Baseline,
+    tests: list[str] | None,
+    same: SuiteRun | None = None,
 ) -> tuple[TestRun, list[str]]:
+    """The suite's run (`same`'s, made on these very files) and the tests it shows
+    failing that passed at baseline, each failing again when run once more."""
     timeout = session.settings.test_timeout
-    run = run_pytest(sandbox, tests, timeout=timeout)
+    if same is not None:
+        run = same.run
+        session.hooks.info("the verification run was of the whole suite on these files")
+    else:
+        run = run_pytest(sandbox, tests, timeout=timeout)
     session.tracer.event("test_run", **pytest_event("final", run))
     regressions = _regressions(baseline.run, run)
     if regressions:  # once more, so that a flaky test is not taken for a regression

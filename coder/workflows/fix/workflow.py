@@ -107,6 +107,10 @@ def _repair(
     done: list[GroupOutcome],
 ) -> FinalGate:
     baseline = first.baseline
+    if together(options, len(baseline.groups), is_builtin(session.model)):
+        outcomes, suite = repair_together(session, main, baseline, options)
+        done.extend(outcomes)
+        return final_check(session, main, baseline, outcomes, options.tests, suite)
     outcomes = _repair_all(session, main, baseline, options, done)
     return final_check(session, main, baseline, outcomes, options.tests)
 
@@ -119,10 +123,6 @@ def _repair_all(
     done: list[GroupOutcome],
 ) -> list[GroupOutcome]:
     info = session.hooks.info
-    if together(options, len(baseline.groups), is_builtin(session.model)):
-        outcomes = repair_together(session, main, baseline, options)
-        done.extend(outcomes)
-        return outcomes
 
     def one(index: int, shared: Sandbox | None) -> GroupOutcome:
         group = baseline.groups[index]

@@ -313,6 +313,28 @@ def test_again_repeats_only_the_named_tests_and_brief_keeps_the_report(tmp_path:
     assert "def test_bad" not in run.output_tail and bad.message.startswith("assert 2 == 0")
 
 
+def test_again_without_tests_runs_the_whole_suite_once_and_only_again_in_the_rounds(
+    tmp_path: Path,
+) -> None:
+    make_project(
+        tmp_path,
+        {
+            "tests/test_f.py": "def test_ok():\n    pass\n\n\ndef test_bad():\n    assert 0\n",
+            "tests/test_g.py": "def test_other():\n    pass\n",
+        },
+    )
+    with LocalSandbox(tmp_path) as sandbox:
+        run = run_pytest(sandbox, None, 60, repeat=3, again=["tests/test_f.py::test_bad"])
+    assert run.collected == 2 + 3  # every test once, test_bad in each of the 3 rounds
+    assert run.outcomes == {
+        "tests/test_f.py::test_ok": "passed",
+        "tests/test_f.py::test_bad": "failed",
+        "tests/test_g.py::test_other": "passed",
+    }
+    assert (run.passed, run.failed) == (2, 1)
+    assert failure(run, "tests/test_f.py::test_bad").runs == 3
+
+
 def test_a_deep_failure_keeps_the_tests_own_frame(tmp_path: Path) -> None:
     chain = "".join(f"def f{i}():\n    return f{i + 1}()\n\n\n" for i in range(9))
     make_project(

@@ -15,11 +15,13 @@ from coder.cli import main
 from coder.config import load_settings
 from coder.workflows import RunHooks
 from coder.workflows.fix.baseline import take_baseline
+from coder.workflows.fix.final import SuiteRun, final_check
 from coder.workflows.fix.group import GroupOutcome
 from coder.workflows.fix.together import SharedRuns, strength_of_all
 from coder.workflows.session import Session
 from sandbox import LocalSandbox, SandboxError
 from tests.helpers import commit_all, git, write_tree
+from tools import TestRun
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -124,6 +126,10 @@ def test_groups_repaired_together_make_the_patch_they_make_apart(
     alone, alone_err = _fix(apart, capsys, "--jobs", "2")  # own sandboxes: never together
 
     assert "together" not in alone_err
+    # The verification run was of the whole suite, on the files delivered: the gate's own.
+    assert "the verification run was of the whole suite on these files" in err
+    assert "full suite with the repairs: 8 passed" in err
+    assert "the verification run was of the whole suite" not in alone_err
     found = re.search(r"4 groups together: (\d+) pytest runs for (\d+) asked", err)
     assert found is not None, err
     runs, asked = int(found.group(1)), int(found.group(2))
@@ -227,3 +233,45 @@ def test_an_edit_that_cannot_be_written_reaches_its_own_agent_alone(tmp_path: Pa
     assert isinstance(seen[2], SandboxError) and "test_s2.py" in str(seen[2])
     assert all(seen[n].exit_code == 0 for n in (1, 3))  # type: ignore[attr-defined]
     assert shared.runs == 1
+
+
+def test_the_gate_takes_the_suites_verification_run_only_while_the_files_are_as_it_left_them(
+    tmp_path: Path,
+) -> None:
+    repo = _repo(tmp_path, files=2)
+    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
+    session = Session.start(
+        "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
+    )
+    with session.open_sandbox(quiet=True) as sandbox:
+        baseline = take_baseline(sandbox, None, 60, lambda _: None)
+        for group in baseline.groups:
+            number = group.file.removeprefix("tests/test_s").removesuffix(".py")
+            fixed = _test_file(int(number)).replace(
+                f"== {2 * int(number)}", f"== {3 * int(number)}"
+            )
+            sandbox.write(group.file, fixed.encode())
+        outcomes = [
+            GroupOutcome(group, True, changes={group.file: sandbox.read(group.file)})
+            for group in baseline.groups
+        ]
+        # A stand-in for the verification's run, told apart by a test no real run has.
+        marked = TestRun(passed=1, outcomes={"tests/test_marker.py::test_marker": "passed"})
+        same = final_check(
+            session, sandbox, baseline, outcomes, None, SuiteRun(marked, sandbox.changes())
+        )
+        sandbox.write("left_by_a_run.txt", b"a leftover")
+        again = final_check(session, sandbox, baseline, outcomes, None, SuiteRun(marked, {}))
+        chosen = final_check(
+            session,
+            sandbox,
+            baseline,
+            outcomes,
+            ["tests/test_s1.py"],
+            SuiteRun(marked, sandbox.changes()),
+        )
+
+    assert same.run is marked and len(same.kept) == 2
+    assert again.run is not None and "tests/test_marker.py::test_marker" not in again.run.outcomes
+    assert again.run.passed == 4 and len(again.kept) == 2  # run anew: the files differ
+    assert chosen.run is not marked  # the user chose tests: the gate runs those

@@ -21,16 +21,17 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     # CODER_PYTEST_ONLY names a file of node ids (or files, classes) to keep, and
     # CODER_PYTEST_REPEAT how many rounds of them to run: pytest collects a node id once,
     # so the kept items themselves are run again, collected and imported only once.
-    # CODER_PYTEST_AGAIN names the tests whose repeats run; the others run once.
+    # CODER_PYTEST_AGAIN names the tests whose repeats run; the others run once. With
+    # AGAIN and no ONLY, the whole suite runs once and AGAIN's tests the other rounds.
     wanted, again = _names("CODER_PYTEST_ONLY"), _names("CODER_PYTEST_AGAIN")
-    if wanted is None:
+    rounds = max(1, int(os.environ.get("CODER_PYTEST_REPEAT") or 1))
+    if wanted is None and (again is None or rounds == 1):
         return
     first: dict[str, Any] = {}
     for item in items:
-        if wanted(item.nodeid):
+        if wanted is None or wanted(item.nodeid):
             first.setdefault(item.nodeid, item)  # each node id once, as first collected
     keep = list(first.values())
-    rounds = max(1, int(os.environ.get("CODER_PYTEST_REPEAT") or 1))
     repeated = [item for item in keep if again is None or again(item.nodeid)]
     kept = {id(item) for item in keep}
     dropped = [item for item in items if id(item) not in kept]

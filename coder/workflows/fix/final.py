@@ -6,11 +6,8 @@ conftest.py, a helper, a source file), are dropped. When no repair reaches the f
 test (each touched only test modules of its own), the repairs cannot have broken it:
 it is reported flaky and the repairs are kept.
 
-When the builtin engine's groups were verified together (together.py), their one
-verification run was of the whole suite: if every file is still as that run left it
-(the same `changes()`: no repair dropped since, the strength check's swaps undone), that
-run is the gate's, pytest run once on the very bytes delivered, and no second full run is
-made. Anything else that differs, a leftover file included, and the suite runs again.
+When the last verification was a run of the whole suite (suite.py) and every file is
+still as that run left it (the same `changes()`), that run is the gate's own.
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ from coder.agent.trace import pytest_event
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.group import GroupOutcome
+from coder.workflows.fix.suite import SuiteRun
 from coder.workflows.session import Session
 from sandbox import Sandbox
 from tools import TestRun, is_test_module, run_pytest, summary_line
@@ -40,14 +38,6 @@ class FinalGate:
     """The full suite's last run with the kept repairs."""
     flaky: list[str] = field(default_factory=list)
     """Tests that failed beside the repairs though no repair reaches them."""
-
-
-@dataclass(frozen=True)
-class SuiteRun:
-    """A run of the whole suite, and the sandbox's changes() right after it."""
-
-    run: TestRun
-    files: Changes
 
 
 def merge(outcomes: list[GroupOutcome]) -> Changes:

@@ -20,6 +20,7 @@ from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline, Group
 from coder.workflows.fix.judge import STILL_RED, Verdict, judge, own_reasons, scope_of
 from coder.workflows.fix.strength import cannot_fail
+from coder.workflows.fix.suite import VERIFY_RUNS
 from coder.workflows.fix.tampering import added_hooks
 from coder.workflows.fix.verify import describe, find_weakenings
 from coder.workflows.session import Effort, Session
@@ -34,7 +35,6 @@ from tools import (
     tests_only_policy,
 )
 
-VERIFY_RUNS = 3
 MAX_ROUNDS = 3
 
 
@@ -98,6 +98,9 @@ class Task:
     strength: bool = True
     """Whether verification checks the repaired tests can still fail (together.py checks
     that for all groups at once, afterwards)."""
+    suite: Callable[[list[str], float, list[str]], TestRun | None] | None = None
+    """Makes verification's own run (scope, timeout, the tests repeated) one of the whole
+    suite where that is cheap, for the final gate to take (suite.py); None: of the scope."""
 
     @property
     def scope(self) -> list[str]:
@@ -208,7 +211,7 @@ def verify(
     weakenings = find_weakenings(before, changes)
     if weakenings:
         return Verdict(describe(weakenings))
-    run = repeated(sandbox, session, task, prior)
+    run = repeated(sandbox, session, task, prior, whole=True)
     if run.timed_out or not run.report_found:
         return Verdict(
             f"the tests of {group.file} did not run to the end {VERIFY_RUNS} times:\n"
@@ -227,20 +230,26 @@ def verify(
 
 
 def repeated(
-    sandbox: Sandbox, session: Session, task: Task, prior: TestRun | None = None
+    sandbox: Sandbox,
+    session: Session,
+    task: Task,
+    prior: TestRun | None = None,
+    whole: bool = False,
 ) -> TestRun:
     """The task's scope run once and the group's own tests VERIFY_RUNS times, in one
     pytest process: a flaky repair shows, without a fresh interpreter each time, and the
     file's other tests, which the baseline saw pass, are not paid for three times.
     `prior` is such a run already: the agent's last run of the scope, made by coder's
     run_tests (a model cannot forge it) on these very files. What changed after it outside
-    them is caught by the final gate, which runs the whole suite on what is delivered."""
+    them is caught by the final gate, which runs the whole suite on what is delivered.
+    `whole`: the run is verification's, which `task.suite` may make of the whole suite."""
     if prior is not None and prior.report_found and not prior.timed_out:
         return prior
     timeout = session.settings.test_timeout * VERIFY_RUNS
-    if task.runs is not None:
+    run = task.suite(task.scope, timeout, task.again) if whole and task.suite else None
+    if run is None and task.runs is not None:
         run = task.runs(task.scope, timeout, VERIFY_RUNS, task.again)
-    else:
+    elif run is None:
         run = run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=task.again)
     session.tracer.event("test_run", **pytest_event("verify", run))
     return run

@@ -62,6 +62,9 @@ class Hunt:
         self.test_timeout = test_timeout
         self.timeout = min(test_timeout, mutant_timeout(duration))
         self.deadline = time.monotonic() + test_timeout
+        self.read: dict[str, bytes] = {}
+        """The source files' bytes as first read: each mutant run puts them back as read,
+        so the next unit's mutants need no read (a round trip to a container) of them."""
 
     def lines(self, units: list[Unit]) -> tuple[dict[str, Lines], TestRun] | str:
         """What each unit runs of the repository's source (by label), or why unknown."""
@@ -89,8 +92,7 @@ class Hunt:
         """Mutants of `lines` not tried yet against the unit's tests, to the first kill;
         the lines no other test runs (not in `others`) first: a mutant there is the one
         most likely to fail this test."""
-        tried, others = set(unit.tried), others or set()
-        read: dict[str, bytes] = {}
+        tried, others, read = set(unit.tried), others or set(), self.read
         own = self._mutants(lines - others, limit - len(unit.tried), tried, read)
         shared = self._mutants(lines & others, limit - len(unit.tried) - len(own), tried, read)
         mutants = own + shared
@@ -104,7 +106,7 @@ class Hunt:
             timeout_s=self.timeout,
             budget_s=left,
             stop_at_first_kill=True,
-            originals=read,  # read just now: not read again
+            originals=read,  # as first read: each mutant run put them back so
         )
         # An invalid outcome (the tests fail without the mutant too) proves nothing: tried.
         unit.tried += [outcome.mutant for outcome in result.outcomes]

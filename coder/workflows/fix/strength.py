@@ -144,6 +144,7 @@ def _at_head(sandbox: Sandbox, session: Session, hunt: Hunt, weak: list[Unit]) -
     swaps = against_head(head, python_at_start(session.files), sandbox.changes())
     copies = [Unit(unit.label, unit.file, unit.name) for unit in weak]
     verdicts: dict[str, str] = {}
+    hunt.read.clear()  # HEAD's files now: its mutants are made from them
     with swapped(sandbox, swaps):
         measured = hunt.lines(copies)
         if isinstance(measured, str):

@@ -25,11 +25,12 @@ from dataclasses import dataclass, replace
 
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.caught import caught_by_the_change
-from coder.workflows.fix.final import SuiteRun, sync
+from coder.workflows.fix.final import sync
 from coder.workflows.fix.group import GroupOutcome, Task, repair_group, said
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.fix.strength import cannot_fail, units_of
+from coder.workflows.fix.suite import SuiteVerification
 from coder.workflows.session import Session
 from sandbox import Sandbox, SandboxError, SandboxGone
 from tools import TestRun, run_pytest
@@ -48,14 +49,13 @@ class _Ask:
 class SharedRuns:
     """Test runs of several threads' agents made as one pytest run, when all wait."""
 
-    def __init__(self, sandbox: Sandbox, members: int, suite: float | None = None) -> None:
-        """`suite`: the whole suite's timeout, to make the first verification run (the
-        first run with repeats) one of the whole suite (see `suite_run`); None: never."""
+    def __init__(
+        self, sandbox: Sandbox, members: int, suite: SuiteVerification | None = None
+    ) -> None:
+        """`suite` makes the first verification run (the first with repeats) one of the
+        whole suite, where that is cheap, for the final gate (suite.py); None: never."""
         self.sandbox = sandbox
         self.suite = suite
-        self.suite_run: SuiteRun | None = None
-        """That run of the whole suite, and the files as it left them (`changes()`): the
-        final gate's own run, if the files are still the same then (final.py)."""
         self.turn = threading.Condition()
         self.members = members
         self.asks: dict[int, _Ask] = {}
@@ -151,13 +151,9 @@ class SharedRuns:
         again = sorted({t for ask in asks if ask.repeat > 1 for t in (ask.again or ask.scope)})
         timeout = sum(ask.timeout for ask in asks)
         self.runs += 1
-        if self.suite is not None and repeat > 1:
-            # The other files ran at baseline on the same source, so this costs their run
-            # once: a run the final gate need not make again if nothing changes after it.
-            timeout, self.suite = timeout + self.suite, None
-            run = run_pytest(self.sandbox, None, timeout=timeout, repeat=repeat, again=again)
-            self.suite_run = SuiteRun(run, self.sandbox.changes())
-            return run
+        suite, self.suite = (self.suite, None) if repeat > 1 else (None, self.suite)
+        if suite is not None and suite.wanted(scope):
+            return suite.whole(timeout, again)
         return run_pytest(
             self.sandbox, scope, timeout=timeout, repeat=repeat, again=again if repeat > 1 else None
         )
@@ -170,11 +166,14 @@ def together(options: FixOptions, groups: int, builtin: bool) -> bool:
 
 
 def repair_together(
-    session: Session, sandbox: Sandbox, baseline: Baseline, options: FixOptions
-) -> tuple[list[GroupOutcome], SuiteRun | None]:
-    """Every group's outcome, the groups repaired at once (see the module docstring),
-    and their verification's run of the whole suite if it made one."""
-    suite = session.settings.test_timeout if options.tests is None else None
+    session: Session,
+    sandbox: Sandbox,
+    baseline: Baseline,
+    options: FixOptions,
+    suite: SuiteVerification | None = None,
+) -> list[GroupOutcome]:
+    """Every group's outcome, the groups repaired at once (see the module docstring);
+    `suite` makes their first verification run of the whole suite where that is cheap."""
     shared = SharedRuns(sandbox, len(baseline.groups), suite)
     info = session.hooks.info
 
@@ -204,7 +203,7 @@ def repair_together(
     for outcome in checked:
         info(f"{outcome.group.file}: {said(outcome)}")
     info(f"{len(tasks)} groups together: {shared.runs} pytest runs for {shared.asked} asked")
-    return checked, shared.suite_run
+    return checked
 
 
 def strength_of_all(

@@ -25,6 +25,7 @@ from coder.workflows.fix.baseline import Baseline, BaselineOutcome, first_look
 from coder.workflows.fix.final import FinalGate, final_check, merge, sync
 from coder.workflows.fix.group import GroupOutcome, Task, repair_group, repeated, said
 from coder.workflows.fix.options import FixOptions
+from coder.workflows.fix.suite import SuiteVerification
 from coder.workflows.fix.together import repair_together, together
 from coder.workflows.pages import save_page
 from coder.workflows.session import Effort, RunHooks, Session, is_builtin
@@ -107,12 +108,14 @@ def _repair(
     done: list[GroupOutcome],
 ) -> FinalGate:
     baseline = first.baseline
+    suite = SuiteVerification(main, baseline.run, session.settings.test_timeout)
+    whole = suite if options.tests is None else None  # else the gate runs the selection
     if together(options, len(baseline.groups), is_builtin(session.model)):
-        outcomes, suite = repair_together(session, main, baseline, options)
+        outcomes = repair_together(session, main, baseline, options, whole)
         done.extend(outcomes)
-        return final_check(session, main, baseline, outcomes, options.tests, suite)
-    outcomes = _repair_all(session, main, baseline, options, done)
-    return final_check(session, main, baseline, outcomes, options.tests)
+    else:
+        outcomes = _repair_all(session, main, baseline, options, done, whole)
+    return final_check(session, main, baseline, outcomes, options.tests, suite.made)
 
 
 def _repair_all(
@@ -121,13 +124,19 @@ def _repair_all(
     baseline: Baseline,
     options: FixOptions,
     done: list[GroupOutcome],
+    last: SuiteVerification | None,
 ) -> list[GroupOutcome]:
+    """Each group's outcome, one after another in `main` (or with --jobs, each in a
+    sandbox of its own); in `main` the last group's verification is made of the whole
+    suite by `last`, for the final gate to take."""
     info = session.hooks.info
+    final = len(baseline.groups) - 1
 
     def one(index: int, shared: Sandbox | None) -> GroupOutcome:
         group = baseline.groups[index]
         info(f"repairing {group.file}: {len(group.failures)} failing")
-        task = Task(group, baseline, options.allow_src, options.tests)
+        whole = last if shared is not None and index == final else None
+        task = Task(group, baseline, options.allow_src, options.tests, suite=whole)
         outcome = _already_repaired(session, shared, task, done) or repair_group(
             session, task, shared
         )

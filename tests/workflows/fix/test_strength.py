@@ -79,3 +79,27 @@ def test_an_honest_repair_passes_and_leaves_the_sandbox_as_it_was(
     reason, state = _check(tmp_path, kind, _tests())
     assert reason is None
     _restored(state)
+
+
+def test_the_source_a_hunt_mutates_is_read_once_for_all_its_tests(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
+    session = Session.start(
+        "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
+    )
+    with session.open_sandbox(quiet=True) as sandbox:
+        baseline = Baseline(run_pytest(sandbox, None, timeout=120))
+        sandbox.write(TEST_FILE, _tests().encode())
+        reads: list[str] = []
+        real_read = sandbox.read
+
+        def read(path: str) -> bytes:
+            reads.append(path)
+            return real_read(path)
+
+        sandbox.read = read  # type: ignore[method-assign]
+        reason = cannot_fail(sandbox, session, baseline, sandbox.changes(), [TAX, UNIT])
+        after = real_read("shop/prices.py").decode()
+    assert reason is None and after == SOURCE
+    # Two repaired tests, each hunted with mutants of the same module: one read of it.
+    assert reads.count("shop/prices.py") == 1

@@ -15,8 +15,9 @@ from coder.cli import main
 from coder.config import load_settings
 from coder.workflows import RunHooks
 from coder.workflows.fix.baseline import take_baseline
-from coder.workflows.fix.final import SuiteRun, final_check
+from coder.workflows.fix.final import final_check
 from coder.workflows.fix.group import GroupOutcome
+from coder.workflows.fix.suite import SuiteRun
 from coder.workflows.fix.together import SharedRuns, strength_of_all
 from coder.workflows.session import Session
 from sandbox import LocalSandbox, SandboxError

@@ -217,6 +217,31 @@ def test_a_test_no_repair_reaches_does_not_sink_the_repairs(
     assert "assert 1 + 1 == 2" in (repo / "tests/test_a.py").read_text()
 
 
+@pytest.mark.parametrize("runs_its_tests", [False, True])
+def test_the_last_groups_verification_is_of_the_whole_suite_and_the_gates_own_run(
+    runs_its_tests: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(
+        tmp_path,
+        {
+            "tests/test_a.py": "def test_a():\n    assert 1 + 1 == 3\n",
+            "tests/test_b.py": "def test_b():\n    assert 2 * 2 == 4\n",
+        },
+    )
+    looks = [_call("run_tests")] if runs_its_tests else []
+    repair = [_edit("tests/test_a.py", "== 3", "== 2"), *looks, _call("finish", summary="2")]
+    code = main(_fix(repo, _script(tmp_path, repair), "--json"))
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert code == 0 and report["status"] == "fixed"
+    assert report["after"]["passed"] == 2 and report["after"]["failed"] == 0
+    assert "full suite with the repairs: 2 passed" in err
+    # The model's own run after its edit verifies the repair (only its file ran): then
+    # the gate runs the suite; else verification ran the whole suite, which the gate takes.
+    reused = "the verification run was of the whole suite on these files" in err
+    assert reused is not runs_its_tests
+
+
 # --- 5. nothing to do ----------------------------------------------------------------
 
 

@@ -106,7 +106,7 @@ class Hunt:
             timeout_s=self.timeout,
             budget_s=left,
             stop_at_first_kill=True,
-            originals=read,  # as first read: each mutant run put them back so
+            originals=read,  # as first read: each mutant run puts them back as read
         )
         # An invalid outcome (the tests fail without the mutant too) proves nothing: tried.
         unit.tried += [outcome.mutant for outcome in result.outcomes]

@@ -12,7 +12,9 @@ verification is as strict as alone (group.py), but for the strength check, which
 source files and so cannot run beside other groups' runs: it comes once all agents are
 done (`strength_of_all`): one run of every repaired test against HEAD's source
 (caught.py), then the mutant hunt, group by group, for the tests that run did not show.
-A repair rejected there is unfixed with the reason.
+A repair rejected there is unfixed with the reason. Their first verification run is of
+the whole suite where the rest of it is cheap (suite.py): the final gate's own run, if
+nothing changes after it.
 """
 
 from __future__ import annotations

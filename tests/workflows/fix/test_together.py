@@ -152,14 +152,16 @@ STUBBED = (
 )
 
 
+def _session(repo: Path) -> Session:
+    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
+    return Session.start("fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks)
+
+
 def test_after_all_groups_a_repair_that_cannot_fail_is_rejected_and_the_honest_one_kept(
     tmp_path: Path,
 ) -> None:
     repo = _repo(tmp_path, files=2)
-    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
-    session = Session.start(
-        "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
-    )
+    session = _session(repo)
     honest = _test_file(2).replace("== 4", "== 6").encode()
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = take_baseline(sandbox, None, 60, lambda _: None)
@@ -240,18 +242,12 @@ def test_the_gate_takes_the_suites_verification_run_only_while_the_files_are_as_
     tmp_path: Path,
 ) -> None:
     repo = _repo(tmp_path, files=2)
-    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
-    session = Session.start(
-        "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
-    )
+    session = _session(repo)
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = take_baseline(sandbox, None, 60, lambda _: None)
-        for group in baseline.groups:
-            number = group.file.removeprefix("tests/test_s").removesuffix(".py")
-            fixed = _test_file(int(number)).replace(
-                f"== {2 * int(number)}", f"== {3 * int(number)}"
-            )
-            sandbox.write(group.file, fixed.encode())
+        for number in (1, 2):
+            fixed = _test_file(number).replace(f"== {2 * number}", f"== {3 * number}")
+            sandbox.write(f"tests/test_s{number}.py", fixed.encode())
         outcomes = [
             GroupOutcome(group, True, changes={group.file: sandbox.read(group.file)})
             for group in baseline.groups

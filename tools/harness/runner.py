@@ -116,15 +116,11 @@ def exec_pytest(
     """
     options = ["--tb=no"] if brief else []
     selected = [*(tests or []), *options] if tests or brief else None
-    script = _script(selected, runner, epilogue, prologue)
     if repeat > 1 and tests:
-        script = _repeated(tests, repeat, again) + _script(
-            _files(tests) + options, runner, epilogue, prologue
-        )
-    elif repeat > 1 and again:  # the whole suite once, then only `again`
-        script = _listed(again, AGAIN_PATH, "CODER_PYTEST_AGAIN") + (
-            f"export CODER_PYTEST_REPEAT={repeat}; {script}"
-        )
+        selected = _files(tests) + options
+    script = _script(selected, runner, epilogue, prologue)
+    if repeat > 1 and (tests or again):  # without tests: the whole suite, then `again`
+        script = _repeated(tests, repeat, again) + script
     if reruns:
         script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
     wanted = {PLUGIN_FILE: plugin_source(PLUGIN_NAME), ROUNDS_FILE: plugin_source(ROUNDS_NAME)}
@@ -180,13 +176,12 @@ def _files(tests: list[str]) -> list[str]:
     return list(dict.fromkeys(t.split("::")[0] for t in tests if not t.startswith("-")))
 
 
-def _repeated(tests: list[str], repeat: int, again: list[str] | None = None) -> str:
-    """Shell that names `tests` to the plugin, which keeps only them of their files and
-    runs them `repeat` rounds (after the first, only `again`): each file is collected and
-    imported once."""
-    script = (
-        _listed(tests, ONLY_PATH, "CODER_PYTEST_ONLY") + f"export CODER_PYTEST_REPEAT={repeat}; "
-    )
+def _repeated(tests: list[str] | None, repeat: int, again: list[str] | None = None) -> str:
+    """Shell that names `tests` (None: the whole suite) to the plugin, which keeps only
+    them of their files and runs them `repeat` rounds (after the first, only `again`):
+    each file is collected and imported once."""
+    only = _listed(tests, ONLY_PATH, "CODER_PYTEST_ONLY") if tests else ""
+    script = only + f"export CODER_PYTEST_REPEAT={repeat}; "
     return script + (_listed(again, AGAIN_PATH, "CODER_PYTEST_AGAIN") if again else "")
 
 

@@ -153,9 +153,10 @@ class SharedRuns:
         again = sorted({t for ask in asks if ask.repeat > 1 for t in (ask.again or ask.scope)})
         timeout = sum(ask.timeout for ask in asks)
         self.runs += 1
-        suite, self.suite = (self.suite, None) if repeat > 1 else (None, self.suite)
-        if suite is not None and suite.wanted(scope):
-            return suite.whole(timeout, again)
+        if repeat > 1 and self.suite is not None:  # the first verification run
+            suite, self.suite = self.suite, None
+            if suite.wanted(scope):
+                return suite.whole(timeout, again)
         return run_pytest(
             self.sandbox, scope, timeout=timeout, repeat=repeat, again=again if repeat > 1 else None
         )

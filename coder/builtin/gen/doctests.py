@@ -183,15 +183,34 @@ def _flags(mask: int) -> list[int]:
 
 def _needed(earlier: list[ast.stmt], check: ast.expr) -> list[ast.stmt]:
     """The earlier statements the check depends on: each binds or changes a name that the
-    check or a later needed statement uses (walked backwards)."""
+    check or a later needed statement uses (walked backwards). A class defined on a needed
+    class changes it too (`get_all_subclasses(A)` sees `class B(A)` and `class C(B)`), so
+    the walk repeats until no more classes join."""
+    kin: set[str] = set()
+    while True:
+        kept = _walked(earlier, check, kin)
+        grown = {name for stmt in kept for name in _bound(stmt)} | _loaded(check)
+        if grown <= kin:
+            return kept
+        kin |= grown
+
+
+def _walked(earlier: list[ast.stmt], check: ast.expr, kin: set[str]) -> list[ast.stmt]:
     wanted = _loaded(check)
     kept: list[ast.stmt] = []
     for stmt in reversed(earlier):
         bound = _bound(stmt)
-        if bound & wanted or (_changed(stmt) & wanted):
+        if bound & wanted or (_changed(stmt) & wanted) or _subclasses(stmt) & kin:
             kept.append(stmt)
             wanted = (wanted - bound) | _loaded(stmt)  # what it binds anew needs nothing before
     return kept[::-1]
+
+
+def _subclasses(stmt: ast.stmt) -> set[str]:
+    """The bases a class definition adds a subclass to."""
+    if not isinstance(stmt, ast.ClassDef):
+        return set()
+    return {base.id for base in stmt.bases if isinstance(base, ast.Name)}
 
 
 def _sets_up(stmt: ast.stmt) -> bool:

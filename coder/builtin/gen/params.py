@@ -15,6 +15,7 @@ from coder.builtin.gen.usage import body_strings, text_values, usage_hint
 from coder.builtin.gen.values import (
     CHARACTER,
     Value,
+    anything,
     around,
     describe,
     double_quoted,
@@ -57,6 +58,8 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
     found = []
     for arg, default, keyword_only in pairs:
         values = _values(hinted[arg.arg], literals.get(arg.arg, []))
+        if not values and default is None and arg.annotation is None:
+            values = anything(arg.arg)
         matched = _matched(node, arg.arg, facts)
         head, rest = (matched, values) if matched else (values[:1], values[1:])
         if matched and values and values[0].origin == "doctest":  # what the module shows

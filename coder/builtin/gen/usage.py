@@ -5,8 +5,9 @@ In that order: the docstring (`:type text: str`, `:param str text:`, Google's
 `text (str): ...`, NumPy's `text : str`, with "or", "list of" and ", optional" read as
 typing writes them); then the body: `isinstance(text, (list, Mapping))`, string methods
 (`text.lower()`), mapping ones (`d.items()`), `append`, arithmetic with a number,
-`range(n)`. A string the body looks for in a parameter (`s.startswith("--")`, `"@" in s`,
-`s.split(",")`) makes a value that holds it (`"--abc"`, `"a@b"`, `"a,b"`).
+`range(n)`, iteration (`for x in items`, `list(items)`, `self.extend(items)`). A string
+the body looks for in a parameter (`s.startswith("--")`, `"@" in s`, `s.split(",")`)
+makes a value that holds it (`"--abc"`, `"a@b"`, `"a,b"`).
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ def _used_as(node: ast.FunctionDef, param: str) -> str:
         kinds.append("str")
     if any(_numeric(child, param) for child in ast.walk(node)):
         kinds.append("int")
+    if any(_iterated(child, param) for child in ast.walk(node)):
+        kinds.append("list")
     for child in ast.walk(node):
         kinds += _isinstance_kinds(child, param)
     return " | ".join(dict.fromkeys(kinds))
@@ -121,6 +124,21 @@ def _numeric(node: ast.AST, param: str) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         return node.func.id == "range" and any(_is(arg, param) for arg in node.args)
     return False
+
+
+def _iterated(node: ast.AST, param: str) -> bool:
+    """`for x in param`, `[... for x in param]`, `list(param)`, `sorted(param)`,
+    `self.items.extend(param)`: a collection."""
+    if isinstance(node, ast.For | ast.comprehension):
+        return _is(node.iter, param)
+    if not isinstance(node, ast.Call) or not any(_is(arg, param) for arg in node.args[:1]):
+        return False
+    if isinstance(node.func, ast.Attribute):
+        return node.func.attr == "extend"
+    return isinstance(node.func, ast.Name) and node.func.id in _COLLECTING
+
+
+_COLLECTING = {"list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "sum"}
 
 
 def _read(node: ast.AST, param: str) -> str:

@@ -65,7 +65,11 @@ _NAME_GUESSES = [
     (re.compile(r"(keys|names|words|labels|paths|titles|strings|texts|lines|tags)$"), "list[str]"),
     (re.compile(r"(name|text|word|title|string|label|key|path|prefix|suffix|^s$)"), "str"),
     (re.compile(r"(items|values|numbers|nums|xs|data|elements|seq|sequence|lst)$"), "list[int]"),
+    (re.compile(r"^(it|iterable|iter|collection|container|array|arr)$"), "list[int]"),
 ]
+_ANYTHING = ("3", '"abc"')
+"""What a parameter nothing tells about is tried with: a number, then text. A call these
+make raise is never pinned (select.py), so a wrong guess costs a probe, not a test."""
 _NUMBER_WORDS = [
     "zero",
     "one",
@@ -103,6 +107,12 @@ def guessed_values(param: str) -> list[Value]:
         if pattern.search(param):
             return hint_values(ast.parse(hint, mode="eval").body, param, "guess")
     return []
+
+
+def anything(param: str) -> list[Value]:
+    """Values for a parameter nothing tells about: `append(self, item)` is called, not
+    skipped."""
+    return [Value(source, describe(source, param), "guess") for source in _ANYTHING]
 
 
 def around(value: object, param: str, name: str = "") -> list[Value]:

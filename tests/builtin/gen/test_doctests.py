@@ -205,3 +205,43 @@ def test_a_varied_doctest_line_becomes_the_column_of_its_own_name() -> None:
         "    with pytest.raises(UsageExit):\n"
         "        parse(doc, argv)\n"
     )
+
+
+SUBCLASSES = '''\
+def get_all_subclasses(cls):
+    """Every subclass of a class, however deep.
+
+    >>> class A(object):
+    ...     pass
+    >>> class B(A):
+    ...     pass
+    >>> class C(B):
+    ...     pass
+    >>> class D(A):
+    ...     pass
+    >>> class Other(object):
+    ...     pass
+    >>> [t.__name__ for t in get_all_subclasses(A)]
+    ['B', 'D', 'C']
+    """
+    found, queue = [], list(cls.__subclasses__())
+    while queue:
+        sub = queue.pop(0)
+        found.append(sub)
+        queue.extend(sub.__subclasses__())
+    return found
+'''
+
+
+def test_a_doctest_keeps_the_subclasses_it_defines_on_the_class_it_shows(tmp_path: Path) -> None:
+    [node] = ast.parse(SUBCLASSES).body
+    [probe] = doctest_probes(node, "get_all_subclasses", {"get_all_subclasses"})
+    # Not kept as before: only `class A`, so the test saw [] and reported a possible bug.
+    setup = [c.source() for c in probe.setup]
+    assert [line.split("(")[0] for line in setup] == ["class A", "class B", "class C", "class D"]
+    generated = generate(tmp_path, {"classes.py": SUBCLASSES}, "classes")
+    assert "possible bug" not in generated.text
+    assert "== [\"B\", \"D\", \"C\"]" in generated.text
+    assert "class Other" not in generated.text
+    ran = run_pytest_in(tmp_path / "repo")
+    assert ran.returncode == 0, ran.stdout

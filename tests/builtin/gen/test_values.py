@@ -43,6 +43,17 @@ def join_rows(rows: "Iterable[Iterable[str]]", sep: str = ";") -> str:
 
 def describe(value: "int | None | list[int] | str") -> str:
     return repr(value)
+
+
+def gathered(iterable=None):
+    found = []
+    if iterable:
+        found.extend(iterable)
+    return found
+
+
+def doubled(it):
+    return [x * 2 for x in it]
 '''
 
 
@@ -78,6 +89,13 @@ def test_the_body_types_an_unannotated_parameter() -> None:
     assert calls[0] == 'keys_of("abc")'
     assert 'keys_of(["b", "a"])' in calls and 'keys_of({"a": 1, "b": 2})' in calls
     assert 'keys_of("a,b")' in calls
+
+
+def test_a_parameter_the_body_iterates_gets_collections() -> None:
+    # Before, a defaulted one kept only its default and the other had no value at all.
+    assert _calls("gathered")[:2] == ["gathered()", "gathered(iterable=[3, 1, 2])"]
+    assert "gathered(iterable=[])" in _calls("gathered")
+    assert _calls("doubled")[0] == "doubled([3, 1, 2])"
 
 
 def test_containers_hold_values_of_their_item_type() -> None:
@@ -158,3 +176,34 @@ def test_dates_and_names_the_module_imports_are_spelled_from_their_own_module(
 def test_text_joined_to_a_parameter_makes_it_text() -> None:
     [target] = find_targets(CALENDAR, ["_plural"])
     assert target.probes[0].call.source().startswith('_plural("')
+
+
+UNTOLD = '''\
+class Stack:
+    def __init__(self):
+        self._items = []
+
+    def push(self, thing):
+        self._items.append(thing)
+
+    def __len__(self):
+        return len(self._items)
+
+
+def halve(thing):
+    return thing / 2
+'''
+
+
+def test_a_parameter_nothing_tells_about_is_tried_with_a_number_and_text(
+    tmp_path: Path,
+) -> None:
+    # Before, both were skipped: "no input could be derived for its parameters".
+    targets = {t.name: t for t in find_targets(UNTOLD, ["Stack.push", "halve"])}
+    assert not targets["Stack.push"].skip and not targets["halve"].skip
+    assert [p.call.source() for p in targets["halve"].probes] == ["halve(3)", 'halve("abc")']
+    generated = generate(tmp_path, {"untold.py": UNTOLD}, "untold")
+    assert "halve(3) == pytest.approx(1.5)" in generated.text
+    assert "TypeError" not in generated.text  # what a guess makes a call raise is not pinned
+    assert "stack.push(3)" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -241,7 +241,7 @@ def test_a_doctest_keeps_the_subclasses_it_defines_on_the_class_it_shows(tmp_pat
     assert [line.split("(")[0] for line in setup] == ["class A", "class B", "class C", "class D"]
     generated = generate(tmp_path, {"classes.py": SUBCLASSES}, "classes")
     assert "possible bug" not in generated.text
-    assert "== [\"B\", \"D\", \"C\"]" in generated.text
+    assert '== ["B", "D", "C"]' in generated.text
     assert "class Other" not in generated.text
     ran = run_pytest_in(tmp_path / "repo")
     assert ran.returncode == 0, ran.stdout

@@ -178,7 +178,7 @@ def test_text_joined_to_a_parameter_makes_it_text() -> None:
     assert target.probes[0].call.source().startswith('_plural("')
 
 
-UNTOLD = '''\
+UNTOLD = """\
 class Stack:
     def __init__(self):
         self._items = []
@@ -192,7 +192,7 @@ class Stack:
 
 def halve(thing):
     return thing / 2
-'''
+"""
 
 
 def test_a_parameter_nothing_tells_about_is_tried_with_a_number_and_text(

@@ -30,7 +30,13 @@ BOUNDED_LIST = "_coder_bounded_list"
 """What the probe calls `list` around a generator's call (probe_script._bounded_list)."""
 _SCRIPTS = [
     Path(__file__).with_name(name)
-    for name in ("probe_mutants.py", "probe_trace.py", "probe_script.py")
+    for name in (
+        "probe_mutants.py",
+        "probe_trace.py",
+        "probe_local.py",
+        "probe_setup.py",
+        "probe_script.py",
+    )
 ]
 _INLINED = "# inlined in the probe"
 
@@ -165,9 +171,11 @@ def _record(text: str) -> dict[str, Any] | None:
 
 def _agree(one: dict[str, Any], two: dict[str, Any]) -> bool:
     """The same result (the probe's digest leaves set and dict order out), with no
-    object address in what a test would assert."""
+    object address nor anything of this machine's in what a test would assert."""
     if "kind" not in one or one.get("digest") is None or one.get("digest") != two.get("digest"):
         return False
+    if one.get("local") or two.get("local"):
+        return False  # it holds this machine's paths or name (probe_local.py)
     return " at 0x" not in str(one.get("repr")) + json.dumps(one.get("after"))
 
 

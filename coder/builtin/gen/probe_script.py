@@ -4,7 +4,8 @@ It runs inside the sandbox, standalone (the standard library only): the builtin
 generator sends its source through run_shell with a JSON spec as its argument, and reads
 one JSON line per call after the `@@probe ` marker: {id, kind: return|raise|timeout|
 setup_error, repr, type, literal_ok, float, expect, raised_at, before, after, stdout,
-lines, digest}; with `measure` off only {id, digest}, what the first run is compared by.
+lines, digest, local}; with `measure` off only {id, digest}, what the first run is
+compared by.
 When the spec lists mutants, the measured run then reports which of them each call
 notices (probe_mutants.py, sent with this script): one more line per call, {id, kills}.
 """
@@ -17,7 +18,6 @@ import copy
 import importlib
 import io
 import json
-import os
 import signal
 import sys
 import time
@@ -25,7 +25,9 @@ from collections.abc import Iterator
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
+from coder.builtin.gen.probe_local import is_local, local_markers  # inlined in the probe
 from coder.builtin.gen.probe_mutants import digest, kill_analysis  # inlined in the probe
+from coder.builtin.gen.probe_setup import argv_set, frozen  # inlined in the probe
 from coder.builtin.gen.probe_trace import LineTracer, line_ranges  # inlined in the probe
 
 MARK = "@@probe "
@@ -64,7 +66,7 @@ def main(spec: dict[str, Any]) -> None:
     except BaseException as exc:  # the module itself cannot be imported: say why
         _emit({"id": "import", "kind": "raise", "type": type(exc).__name__, "repr": str(exc)})
         return
-    done = []
+    done, spec["_local"] = [], local_markers()
     for call in spec["calls"]:
         started = time.monotonic()
         record = _probe(module, call, spec)
@@ -91,7 +93,7 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
         for name in call.get("imports", ()):  # names spelled from their own module
             importlib.import_module(name)
             namespace[name.split(".")[0]] = importlib.import_module(name.split(".")[0])
-        with _quiet(), _frozen(call.get("freeze")), _argv(call.get("argv")):
+        with _quiet(), frozen(call.get("freeze")), argv_set(call.get("argv")):
             if tracer is not None:  # what the test's set-up runs counts too
                 tracer.start()
             for statement in call["setup"]:
@@ -113,6 +115,7 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
         record["lines"] = line_ranges(record["_lines"])
         record["arcs"] = " ".join(f"{a}>{b}" for a, b in sorted(tracer.arcs) if b != a + 1)
     record["digest"] = digest(record)
+    record["local"] = is_local(record, spec.get("_local", ()))
     return record
 
 
@@ -230,60 +233,6 @@ def _observe(namespace: dict[str, Any], expressions: list[str], module: ModuleTy
             if described["literal_ok"]:
                 seen.append([expression, described["repr"], described["float"]])
     return seen
-
-
-@contextlib.contextmanager
-def _frozen(freeze: dict[str, Any] | None) -> Iterator[None]:
-    """What the test will do first: variables unset, clocks patched to constants,
-    `random` seeded."""
-    undo = []
-    removed = {}
-    try:
-        for name in (freeze or {}).get("unset", []):
-            if name in os.environ:
-                removed[name] = os.environ.pop(name)
-        for where, value in (freeze or {}).get("clocks", []):
-            owner_name, _, attr = where.rpartition(".")
-            owner = _resolve(owner_name)
-            undo.append((owner, attr, getattr(owner, attr)))
-            frozen = eval(value)
-            setattr(owner, attr, lambda frozen=frozen: frozen)
-        if (freeze or {}).get("seed") is not None:
-            import random
-
-            random.seed(freeze["seed"])  # type: ignore[index]
-        yield
-    finally:
-        for owner, attr, old in reversed(undo):
-            setattr(owner, attr, old)
-        os.environ.update(removed)
-
-
-@contextlib.contextmanager
-def _argv(argv: list[str] | None) -> Iterator[None]:
-    """The command line the test sets with monkeypatch, for a function that reads it."""
-    old = sys.argv
-    if argv:
-        sys.argv = list(argv)
-    try:
-        yield
-    finally:
-        sys.argv = old
-
-
-def _resolve(dotted: str) -> Any:
-    """The object a dotted name means: the longest importable module prefix, then
-    attributes (as monkeypatch.setattr does with a string target)."""
-    parts = dotted.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            found: Any = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for name in parts[cut:]:
-            found = getattr(found, name)
-        return found
-    raise ImportError(dotted)
 
 
 @contextlib.contextmanager

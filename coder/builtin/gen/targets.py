@@ -59,7 +59,9 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     messages = raise_messages(tree)
     readers = argv_readers(tree)
     # Public names first: the targets probed go to the API, whose calls reach the helpers too.
-    ordered = sorted(names or _public(functions, own), key=_priority)
+    hooked = _hooked(own, classes)
+    asked = [*names, *(n for n, hooks in hooked.items() if hooks & set(names))]
+    ordered = sorted(dict.fromkeys(asked or _public(functions, own) + list(hooked)), key=_priority)
     for name in ordered:
         owner, _, method = name.rpartition(".")
         if owner:
@@ -127,6 +129,44 @@ def _public(functions: dict[str, Function], classes: dict[str, ast.ClassDef]) ->
     for name, node in classes.items():
         found += [f"{name}.{m.name}" for m in methods(node) if not m.name.startswith("_")]
     return list(dict.fromkeys(found))  # an @overload'ed method is one target
+
+
+def _hooked(own: dict[str, ast.ClassDef], merged: dict[str, ast.ClassDef]) -> dict[str, set[str]]:
+    """The public methods a class inherits from a base of the module whose methods call a
+    hook the class overrides (`self._push_entry(...)`), with the hooks they reach: the
+    same method does something else on it (a base's hooks may do nothing at all), and a
+    hook left untested is tested through them rather than called on its own."""
+    found: dict[str, set[str]] = {}
+    for name, cls in own.items():
+        defined = {m.name for m in methods(cls)} - {"__init__"}
+        body = {m.name: m for m in methods(merged[name])}
+        for method in body.values():
+            if method.name in defined or method.name.startswith("_"):
+                continue
+            hooks = _reached(method, body) & defined
+            if hooks:
+                found[f"{name}.{method.name}"] = {f"{name}.{hook}" for hook in hooks}
+    return found
+
+
+def _reached(method: Function, body: dict[str, Function]) -> set[str]:
+    """The methods `method` calls on self, directly or through the others it calls."""
+    reached, todo = set(), [method]
+    while todo:
+        for name in _self_calls(todo.pop()) - reached:
+            reached.add(name)
+            if name in body:
+                todo.append(body[name])
+    return reached
+
+
+def _self_calls(node: Function) -> set[str]:
+    return {
+        call.func.attr
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        if isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
+    }
 
 
 def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Target:

@@ -91,6 +91,58 @@ def test_inherited_methods_serve_the_subclass_but_are_not_targets_twice() -> Non
     assert "len(lru_store)" in targets["LRUStore.oldest"].observers
 
 
+QUEUES = """\
+import heapq
+
+
+class BaseQueue:
+    def __init__(self):
+        self._backend = []
+
+    @staticmethod
+    def _push(backend, item):
+        pass  # each subclass says how
+
+    @staticmethod
+    def _pop(backend):
+        return None
+
+    def put(self, item: int) -> None:
+        self._push(self._backend, item)
+
+    def take(self):
+        return self._next()
+
+    def _next(self):
+        if not self._backend:
+            raise IndexError("empty queue")
+        return self._pop(self._backend)
+
+
+class HeapQueue(BaseQueue):
+    @staticmethod
+    def _push(backend, item):
+        heapq.heappush(backend, item)
+
+    @staticmethod
+    def _pop(backend):
+        return heapq.heappop(backend)
+"""
+
+
+def test_methods_that_reach_a_subclass_hook_are_tested_on_the_subclass(tmp_path: Path) -> None:
+    # Before, only BaseQueue's methods were targets, and the hooks were called on their
+    # own with whatever came to hand (`HeapQueue._pop(BaseQueue())`).
+    names = [t.name for t in find_targets(QUEUES, [], "queues")]
+    assert "HeapQueue.put" in names and "HeapQueue.take" in names  # take reaches _pop via _next
+    asked = [t.name for t in find_targets(QUEUES, ["HeapQueue._pop"], "queues")]
+    assert asked[:1] == ["HeapQueue.take"] and "HeapQueue._pop" in asked
+    generated = generate(tmp_path, {"queues.py": QUEUES}, "queues")
+    assert "heap_queue = HeapQueue()" in generated.text
+    assert "_pop(" not in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
 SHAPES = """\
 class FIFOCache:
     def __init__(self) -> None:

@@ -74,3 +74,32 @@ def test_environment_read_by_a_computed_name_cannot_be_pinned(tmp_path: Path) ->
     assert function_source(generated.text, "test_shout_with_text_abc").endswith(
         'assert shout("abc") == "ABC"'
     )
+
+
+PATHS = """\
+import os
+
+
+def expand(path: str) -> str:
+    return os.path.expanduser(path)
+
+
+def here(name: str) -> str:
+    return os.path.join(os.getcwd(), name)
+
+
+def tidy(path: str) -> str:
+    return os.path.normpath(path)
+"""
+
+
+def test_a_result_that_holds_this_machines_paths_is_not_pinned(tmp_path: Path) -> None:
+    # Before: `assert expand("~/abc") == "/tmp/coder-local-.../home/abc"`, true only in
+    # the sandbox that probed it.
+    generated = generate(tmp_path, {"paths.py": PATHS}, "paths")
+    assert str(generated.repo) not in generated.text and "coder-local" not in generated.text
+    assert "home" not in generated.text.replace("paths.py", "")
+    assert "tidy" in generated.text  # what holds no path of the machine stays
+    elsewhere = {**os.environ, "HOME": str(tmp_path / "someone-else")}
+    ran = run_pytest_in(generated.repo, env=elsewhere)
+    assert ran.returncode == 0, ran.stdout

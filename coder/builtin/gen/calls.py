@@ -175,7 +175,8 @@ def _call(
             kwargs.append((param.name, chosen[param.name].source))
         else:
             args.append(chosen[param.name].source)
-    origin = "guess" if any(v.origin == "guess" for v in chosen.values()) else "hint"
+    origins = {v.origin for v in chosen.values()}
+    origin = "blind" if "blind" in origins else "guess" if "guess" in origins else "hint"
     uses = tuple(sorted({name for value in chosen.values() for name in value.uses}))
     modules = tuple(sorted({name for value in chosen.values() for name in value.modules}))
     return Call(

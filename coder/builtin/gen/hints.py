@@ -159,13 +159,22 @@ def _dicts(inner: list[ast.expr]) -> list[str]:
 
 
 def _union(members: list[ast.expr]) -> list[tuple[str, str]]:
-    """Scalars first and None last (the typical value should be a plain one); a bare
-    `list` beside `str` holds strings."""
+    """Scalars first and None last (the typical value should be a plain one), the
+    members' values taken in turn (each member's typical one, then each one's second...),
+    so a short run of probes meets every kind; a bare `list` beside `str` holds strings."""
     names = {_name(member) for member in members}
     plain = sorted(members, key=lambda member: _name(member) not in _SCALARS)
     if "str" in names:
         plain = [ast.parse("list[str]", mode="eval").body if _bare_list(m) else m for m in plain]
-    found = {s: label for member in plain for s, label in annotation_values(member)}
+    each = [annotation_values(member) for member in plain]
+    rounds = [
+        values[n]
+        for n in range(max(map(len, each), default=0))
+        for values in each
+        if n < len(values)
+    ]
+    found = {s: label for s, label in reversed(rounds)}  # the first label of a source wins
+    found = {s: found[s] for s, _ in rounds}
     return [(s, label) for s, label in found.items() if s != "None"] + (
         [("None", "")] if "None" in found else []
     )

@@ -32,6 +32,51 @@ def held_class(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.Class
     return found
 
 
+def item_class(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.ClassDef | None:
+    """The class of `tree` the items of `param` are, when the body loops over it
+    (`for n, p in enumerate(left)`) and checks or reads each item as one
+    (`type(p) is Argument`, `isinstance(p, Argument)`, `p.parts`)."""
+    for loop in ast.walk(node):
+        if not isinstance(loop, ast.For | ast.comprehension):
+            continue
+        source, item = loop.iter, loop.target
+        if isinstance(source, ast.Call) and getattr(source.func, "id", "") == "enumerate":
+            source = source.args[0] if source.args else source
+            item = item.elts[-1] if isinstance(item, ast.Tuple) and item.elts else item
+        if isinstance(source, ast.Name) and source.id == param and isinstance(item, ast.Name):
+            found = _checked(node, item.id, tree) or held_class(node, item.id, tree)
+            if found is not None:
+                return found
+    return None
+
+
+def _checked(node: ast.FunctionDef, name: str, tree: ast.Module) -> ast.ClassDef | None:
+    """The module class `name` is checked to be: `type(name) is C`, `isinstance(name, C)`."""
+    classes = {cls.name: cls for cls in _plain_classes(tree)}
+    for check in ast.walk(node):
+        kind = _checked_kind(check, name)
+        if isinstance(kind, ast.Name) and kind.id in classes:
+            return classes[kind.id]
+    return None
+
+
+def _checked_kind(check: ast.AST, name: str) -> ast.expr | None:
+    """C in `type(name) is C` or `isinstance(name, C)`."""
+    if isinstance(check, ast.Compare) and isinstance(check.ops[0], ast.Is | ast.Eq):
+        left = check.left
+        if isinstance(left, ast.Call) and _call_of(left, "type", name):
+            return check.comparators[0]
+    if isinstance(check, ast.Call) and _call_of(check, "isinstance", name):
+        return check.args[1] if len(check.args) == 2 else None
+    return None
+
+
+def _call_of(call: ast.Call, function: str, name: str) -> bool:
+    """`function(name, ...)`."""
+    first = call.args[0] if call.args else None
+    return getattr(call.func, "id", "") == function and getattr(first, "id", "") == name
+
+
 def _reads(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.ClassDef | None:
     read = {
         n.attr
@@ -44,10 +89,12 @@ def _reads(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.ClassDef 
     return found[0] if len(found) == 1 else None
 
 
-def built(cls: ast.ClassDef, shown: dict[tuple[int, str], list[str]]) -> str | None:
+def built(
+    cls: ast.ClassDef, shown: dict[tuple[int, str], list[str]], tree: ast.Module | None = None
+) -> str | None:
     """`Cls(...)` with the first value shown for each required constructor parameter
-    (None when one has none)."""
-    init = next((m for m in methods(cls) if m.name == "__init__"), None)
+    (None when one has none); the constructor may be a base's of `tree`."""
+    init = constructor_of(cls, tree)
     if init is None:
         return f"{cls.name}()"
     positional = [*init.args.posonlyargs, *init.args.args][1:]
@@ -56,6 +103,21 @@ def built(cls: ast.ClassDef, shown: dict[tuple[int, str], list[str]]) -> str | N
     if not all(values):
         return None
     return f"{cls.name}({', '.join(found[0] for found in values)})"
+
+
+def constructor_of(cls: ast.ClassDef, tree: ast.Module | None) -> ast.FunctionDef | None:
+    classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)} if tree else {}
+    seen: set[str] = set()
+    while cls.name not in seen:
+        seen.add(cls.name)
+        init = next((m for m in methods(cls) if m.name == "__init__"), None)
+        if init is not None:
+            return init if isinstance(init, ast.FunctionDef) else None
+        bases = [classes[b.id] for b in cls.bases if isinstance(b, ast.Name) and b.id in classes]
+        if not bases:
+            return None
+        cls = bases[0]
+    return None
 
 
 def _attributes(cls: ast.ClassDef) -> set[str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.hints import resolved
-from coder.builtin.gen.holds import built, held_class
+from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
 from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
 from coder.builtin.gen.usage import body_strings, text_values, usage_hint
 from coder.builtin.gen.values import (
@@ -109,7 +109,10 @@ def _hinted(
     shown = [Value(v, describe(v, arg.arg), "doctest") for v in values]
     if not shown and arg.annotation is None:
         shown = _instance(node, arg.arg, facts)
-    found = shown + _described(node, arg, has_default, facts)
+    described = _described(node, arg, has_default, facts)
+    if any(value.source.startswith("[") for value in shown):  # lists of the module's objects
+        described = [value for value in described if not value.source.startswith("[")]
+    found = shown + described
     return list({value.source: value for value in reversed(found)}.values())[::-1]
 
 
@@ -137,12 +140,41 @@ def _described(
 
 
 def _instance(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Value]:
-    """An object of the one module class whose attributes the body reads from `param`."""
+    """An object of the one module class whose attributes the body reads from `param`,
+    or a list of one when the body loops over `param` and takes its items for those."""
     cls = held_class(node, param, facts.tree)
     source = built(cls, facts.shown.values) if cls is not None else None
+    if cls is not None and source is not None:
+        return [Value(source, snake_case(cls.name), "hint", (cls.name,))]
+    cls = item_class(node, param, facts.tree)
+    source = built(cls, facts.shown.values, facts.tree) if cls is not None else None
+    if cls is not None and source is None:
+        source = _typical(cls, facts)
     if cls is None or source is None:
         return []
-    return [Value(source, snake_case(cls.name), "hint", (cls.name,))]
+    label = f"{param}_of_one_{snake_case(cls.name)}"
+    return [Value(f"[{source}]", label, "hint", (cls.name,)), Value("[]", f"empty_{param}", "hint")]
+
+
+_BUILDING: set[str] = set()
+"""Classes whose typical instance is being made (a constructor may take a list of its own)."""
+
+
+def _typical(cls: ast.ClassDef, facts: ModuleFacts) -> str | None:
+    """`Cls(...)` with each required constructor parameter's typical value."""
+    init = constructor_of(cls, facts.tree)
+    if init is None or cls.name in _BUILDING:
+        return None
+    _BUILDING.add(cls.name)
+    try:
+        params = [p for p in params_of(init, True, facts) if not p.has_default]
+    finally:
+        _BUILDING.discard(cls.name)
+    if not all(p.values and p.values[0].origin != "blind" for p in params):
+        return None
+    args = ", ".join(p.values[0].source for p in params if not p.keyword_only)
+    kwargs = ", ".join(f"{p.name}={p.values[0].source}" for p in params if p.keyword_only)
+    return f"{cls.name}({', '.join(filter(None, [args, kwargs]))})"
 
 
 def _matched(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Value]:

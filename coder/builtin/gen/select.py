@@ -27,6 +27,8 @@ MAX_TESTS = 6
 CRASHES = {"TypeError", "AttributeError", "ZeroDivisionError", "NameError", "UnboundLocalError"}
 """Exceptions that, on a typical call derived from the type hints, point at a bug."""
 _ALWAYS_BUGS = {"NameError", "UnboundLocalError"}
+GUESSED = ("guess", "blind")
+"""Origins of calls whose arguments may not fit (calls.py): what they raise is not pinned."""
 
 
 def possible_bugs(
@@ -95,7 +97,7 @@ def choose(
     each notices a mutant or runs a line of `aim` that those before it do not (of two
     that do as much, the one taking more branches the chosen ones do not). Without
     `noticed` (no mutant data) or lines (no line data), one per distinct behaviour."""
-    usable = [r for r in results if not (r.kind == "raise" and r.probe.call.origin == "guess")]
+    usable = [r for r in results if not (r.kind == "raise" and r.probe.call.origin in GUESSED)]
     usable = [r for r in usable if assertable(r)]
     if noticed is None and not any(r.lines for r in usable):
         distinct: dict[tuple[str, str], Result] = {}
@@ -171,7 +173,7 @@ def _typical(target: Target) -> object:
 
 
 def _crash(result: Result, typical: bool) -> bool:
-    if result.kind != "raise" or result.probe.call.origin == "guess":
+    if result.kind != "raise" or result.probe.call.origin in GUESSED:
         return False
     return result.type in _ALWAYS_BUGS or (typical and result.type in CRASHES)
 

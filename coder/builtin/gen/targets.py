@@ -55,7 +55,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     functions = {n.name: n for n in tree.body if isinstance(n, Function)}
     own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     classes = {name: with_inherited(node, own) for name, node in own.items()}
-    targets, probed = [], 0
+    targets = []
     messages = raise_messages(tree)
     readers = argv_readers(tree)
     # Public names first: the targets probed go to the API, whose calls reach the helpers too.
@@ -70,10 +70,6 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
             target = _function_target(name, functions.get(name), facts)
             if name in readers:
                 add_command_lines(target, command_lines(tree, module.rpartition(".")[2]))
-        if not target.skip:
-            probed += 1
-            if probed > MAX_TARGETS:
-                target.skip = f"over the {MAX_TARGETS} targets probed per module"
         reaches = volatile.get(method if owner else name, frozenset())
         if owner and owner in volatile:
             reaches |= volatile.get("__init__", frozenset())
@@ -82,6 +78,22 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
         target.volatile = bool(reaches) and target.freeze is None
         target.volatile_lines = reading if target.volatile else frozenset()
         targets.append(target)
+    return _capped(sorted(targets, key=_blind))
+
+
+def _blind(target: Target) -> bool:
+    """Only called with values nothing told about (values.anything): probed last, after
+    every target whose calls the module's hints, names and uses shaped."""
+    return bool(target.probes) and all(probe.call.origin == "blind" for probe in target.probes)
+
+
+def _capped(targets: list[Target]) -> list[Target]:
+    probed = 0
+    for target in targets:
+        if not target.skip:
+            probed += 1
+            if probed > MAX_TARGETS:
+                target.skip = f"over the {MAX_TARGETS} targets probed per module"
     return targets
 
 

@@ -40,7 +40,8 @@ class Value:
     source: str
     label: str
     origin: str
-    """"hint", "default", "literal", "doctest", "test" or "guess"."""
+    """"hint", "default", "literal", "doctest", "test", "guess" (from a name or a use) or
+    "blind" (nothing told: anything())."""
     uses: tuple[str, ...] = ()
     """Names of the module the source uses (`JsonPointer("/foo")`)."""
     modules: tuple[str, ...] = ()
@@ -112,7 +113,7 @@ def guessed_values(param: str) -> list[Value]:
 def anything(param: str) -> list[Value]:
     """Values for a parameter nothing tells about: `append(self, item)` is called, not
     skipped."""
-    return [Value(source, describe(source, param), "guess") for source in _ANYTHING]
+    return [Value(source, describe(source, param), "blind") for source in _ANYTHING]
 
 
 def around(value: object, param: str, name: str = "") -> list[Value]:

@@ -98,3 +98,35 @@ class Box:
     assert later, "several calls of fits"
     for call in later[:3]:  # on the richest instance and on one more
         assert len({setup for setup, made_call in made if made_call == call}) >= 2
+
+
+PATTERNS = """\
+class Leaf:
+    def __init__(self, name, value=None):
+        self.name, self.value = name, value
+
+    def __eq__(self, other):
+        return repr(self) == repr(other)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, {self.value!r})"
+
+
+class Word(Leaf):
+    def first_match(self, left):
+        for n, pattern in enumerate(left):
+            if type(pattern) is Word and pattern.name == self.name:
+                return n
+        return None
+"""
+
+
+def test_a_list_the_body_takes_items_of_a_class_from_holds_one(tmp_path: Path) -> None:
+    # Before: `word.first_match([3, 1, 2])`, a list of numbers where words go.
+    [target] = find_targets(PATTERNS, ["Word.first_match"], "patterns")
+    calls = [probe.call.source() for probe in target.probes]
+    assert calls[0] == 'word.first_match([Word("abc")])'  # Leaf's constructor, typical name
+    assert "word.first_match([])" in calls and not any("[3" in call for call in calls)
+    generated = generate(tmp_path, {"patterns.py": PATTERNS}, "patterns", ["Word.first_match"])
+    assert 'word.first_match([Word("abc")]) == 0' in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -207,3 +207,13 @@ def test_a_parameter_nothing_tells_about_is_tried_with_a_number_and_text(
     assert "TypeError" not in generated.text  # what a guess makes a call raise is not pinned
     assert "stack.push(3)" in generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_targets_called_only_with_blind_values_are_probed_last() -> None:
+    source = (
+        "def first(thing, other):\n    return thing\n\n\ndef second(name: str):\n    return name\n"
+    )
+    # Before, `first` came first and its blind calls spent the budget the others needed.
+    assert [t.name for t in find_targets(source, [])] == ["second", "first"]
+    [blind] = [t for t in find_targets(source, []) if t.name == "first"]
+    assert {probe.call.origin for probe in blind.probes} == {"blind"}

@@ -119,18 +119,24 @@ def _parse(source: str) -> ast.Module | None:
 
 
 def _check(tree: ast.Module, example: doctest.Example) -> ast.expr | None:
-    """The expression an example shows the value of (`print(x)` shows `str(x)`)."""
+    """The expression an example shows the value of (`print(x)` shows `str(x)`,
+    `pprint.pprint(x)` shows `pprint.pformat(x)`)."""
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
         return None
     if not example.want.strip() and example.exc_msg is None:
         return None
     value = tree.body[0].value
-    printed = isinstance(value, ast.Call) and _called(value) == "print"
-    if printed and isinstance(value, ast.Call):
-        if len(value.args) != 1 or value.keywords:
-            return None
-        return ast.Call(ast.Name("str", ast.Load()), value.args, [])
-    return value
+    if not isinstance(value, ast.Call) or ast.unparse(value.func) not in _PRINTERS:
+        return value
+    if len(value.args) != 1 or value.keywords:
+        return None
+    shown = _PRINTERS[ast.unparse(value.func)]
+    return ast.Call(ast.parse(shown, mode="eval").body, value.args, []) if shown else None
+
+
+_PRINTERS = {"print": "str", "pprint.pprint": "pprint.pformat", "pprint": ""}
+"""What a printing call's output is the text of; `pprint` imported by name is left out
+(no `pformat` is bound beside it)."""
 
 
 def _scenario(
@@ -173,7 +179,7 @@ def _expected(example: doctest.Example, check: ast.expr) -> str | None:
     if example.exc_msg is not None:
         return "raise " + example.want.strip().splitlines()[-1] if example.want else None
     want = example.want.rstrip("\n")
-    printed = isinstance(check, ast.Call) and _called(check) == "str"
+    printed = isinstance(check, ast.Call) and ast.unparse(check.func) in _PRINTERS.values()
     return repr(want) if printed else one_line(want.strip())
 
 

@@ -173,8 +173,9 @@ def _union(members: list[ast.expr]) -> list[tuple[str, str]]:
         for values in each
         if n < len(values)
     ]
-    found = {s: label for s, label in reversed(rounds)}  # the first label of a source wins
-    found = {s: found[s] for s, _ in rounds}
+    found: dict[str, str] = {}
+    for source, label in rounds:
+        found.setdefault(source, label)
     return [(s, label) for s, label in found.items() if s != "None"] + (
         [("None", "")] if "None" in found else []
     )

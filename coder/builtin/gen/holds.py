@@ -14,9 +14,18 @@ def held_class(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.Class
     """The one class of `tree` that has every attribute `node` reads from `param`, or
     that the function it passes `param` on to reads (`return self.contains(item)`)."""
     found = _reads(node, param, tree)
-    if found is not None:
-        return found
+    for callee, name in _passed_on(node, param, tree):
+        found = found or _reads(callee, name, tree)
+    return found
+
+
+def _passed_on(
+    node: ast.FunctionDef, param: str, tree: ast.Module
+) -> list[tuple[ast.FunctionDef, str]]:
+    """The module's functions `node` passes `param` to, with the parameter that takes it
+    (`self.single_match(left)` -> (single_match, "left"))."""
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    found = []
     for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
         name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
         name = call.func.id if isinstance(call.func, ast.Name) else name
@@ -28,14 +37,21 @@ def held_class(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.Class
                 names = [a.arg for a in [*callee.args.posonlyargs, *callee.args.args]]
                 names = names[1:] if method else names
                 if position < len(names):
-                    found = found or _reads(callee, names[position], tree)
+                    found.append((callee, names[position]))
     return found
 
 
 def item_class(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.ClassDef | None:
-    """The class of `tree` the items of `param` are, when the body loops over it
-    (`for n, p in enumerate(left)`) and checks or reads each item as one
-    (`type(p) is Argument`, `isinstance(p, Argument)`, `p.parts`)."""
+    """The class of `tree` the items of `param` are, when the body (or the function it
+    passes `param` on to) loops over it (`for n, p in enumerate(left)`) and checks or
+    reads each item as one (`type(p) is Argument`, `isinstance(p, Argument)`, `p.parts`)."""
+    found = _looped_items(node, param, tree)
+    for callee, name in _passed_on(node, param, tree):
+        found = found or _looped_items(callee, name, tree)
+    return found
+
+
+def _looped_items(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.ClassDef | None:
     for loop in ast.walk(node):
         if not isinstance(loop, ast.For | ast.comprehension):
             continue

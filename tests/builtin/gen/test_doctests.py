@@ -245,3 +245,29 @@ def test_a_doctest_keeps_the_subclasses_it_defines_on_the_class_it_shows(tmp_pat
     assert "class Other" not in generated.text
     ran = run_pytest_in(tmp_path / "repo")
     assert ran.returncode == 0, ran.stdout
+
+
+PRETTY = '''\
+def minutes(text):
+    """Hours and minutes of an "H:MM" text.
+
+    >>> import pprint
+    >>> pprint.pprint(minutes("1:24"))
+    {'hours': '1', 'mins': '24'}
+    """
+    hours, mins = text.split(":")
+    return {"mins": mins, "hours": hours}
+'''
+
+
+def test_a_pretty_printed_example_is_checked_as_the_text_it_prints(tmp_path: Path) -> None:
+    # Before: the value of `pprint.pprint(...)` (None) was compared with the printed dict,
+    # and the doctest was reported as a possible bug.
+    [node] = ast.parse(PRETTY).body
+    [probe] = doctest_probes(node, "minutes", {"minutes"})
+    assert probe.call.source() == 'pprint.pformat(minutes("1:24"))'
+    assert probe.call.expected == repr("{'hours': '1', 'mins': '24'}")
+    generated = generate(tmp_path, {"pretty.py": PRETTY}, "pretty")
+    assert "possible bug" not in generated.text and "pprint.pformat(" in generated.text
+    ran = run_pytest_in(generated.repo)
+    assert ran.returncode == 0, ran.stdout

@@ -118,6 +118,9 @@ class Word(Leaf):
             if type(pattern) is Word and pattern.name == self.name:
                 return n
         return None
+
+    def match(self, left):
+        return self.first_match(left) is not None
 """
 
 
@@ -127,6 +130,8 @@ def test_a_list_the_body_takes_items_of_a_class_from_holds_one(tmp_path: Path) -
     calls = [probe.call.source() for probe in target.probes]
     assert calls[0] == 'word.first_match([Word("abc")])'  # Leaf's constructor, typical name
     assert "word.first_match([])" in calls and not any("[3" in call for call in calls)
+    [passing] = find_targets(PATTERNS, ["Word.match"], "patterns")  # passes `left` on
+    assert passing.probes[0].call.source() == 'word.match([Word("abc")])'
     generated = generate(tmp_path, {"patterns.py": PATTERNS}, "patterns", ["Word.first_match"])
     assert 'word.first_match([Word("abc")]) == 0' in generated.text
     assert run_pytest_in(generated.repo).returncode == 0

@@ -108,6 +108,8 @@ def test_a_union_starts_with_a_plain_value_and_ends_with_none() -> None:
     calls = _calls("describe")
     assert calls[0] == "describe(3)" and calls[-1] == "describe(None)"
     assert "describe([3, 1, 2])" in calls and 'describe("abc")' in calls
+    # The kinds in turn: before, all seven ints came ahead of the first string.
+    assert calls[:4] == ["describe(3)", 'describe("abc")', "describe([3, 1, 2])", "describe(0)"]
 
 
 def test_equal_bounds_tell_a_strict_comparison_from_a_loose_one(tmp_path: Path) -> None:

@@ -165,7 +165,9 @@ def _describe(value: object, module: ModuleType) -> dict[str, Any]:
         "float": kind is float,
     }
     found["literal_ok"] = len(text) <= MAX_REPR and _reads_back(text, value)
-    if not found["literal_ok"] and kind.__module__ == module.__name__ and len(text) <= MAX_REPR:
+    # The module's own class, or one it imports by name (`IntegerRGB` from a sibling).
+    own = kind.__module__ == module.__name__ or vars(module).get(kind.__name__) is kind
+    if not found["literal_ok"] and own and len(text) <= MAX_REPR:
         with contextlib.suppress(Exception):
             found["eval_ok"] = bool(eval(text, dict(vars(module))) == value)
         # The module's object with a repr of its own but no equality: a test checks the repr.

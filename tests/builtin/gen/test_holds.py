@@ -135,3 +135,18 @@ def test_a_list_the_body_takes_items_of_a_class_from_holds_one(tmp_path: Path) -
     generated = generate(tmp_path, {"patterns.py": PATTERNS}, "patterns", ["Word.first_match"])
     assert 'word.first_match([Word("abc")]) == 0' in generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_an_object_of_a_class_the_module_imports_is_asserted_as_it_reads(tmp_path: Path) -> None:
+    # Before, only the module's own classes counted: `swap(3, 4)` gave a Pair defined in a
+    # sibling module, and no test could assert it.
+    files = {
+        "kinds.py": "from typing import NamedTuple\n\n\nclass Pair(NamedTuple):\n"
+        "    left: int\n    right: int\n",
+        "swaps.py": "from kinds import Pair\n\n\ndef swap(x: int, y: int) -> Pair:\n"
+        "    return Pair(y, x)\n",
+    }
+    generated = generate(tmp_path, files, "swaps")
+    assert "== Pair(left=" in generated.text and "from swaps import Pair, swap" in generated.text
+    ran = run_pytest_in(generated.repo)
+    assert ran.returncode == 0, ran.stdout

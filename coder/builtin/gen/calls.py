@@ -112,8 +112,9 @@ def plan_calls(callee: str, params: list[Param], qualified: bool = True) -> list
     calls = [_call(callee, params, base, _base_label(params, base), qualified)]
     for chosen, label in _pairs(params, base):
         calls.append(_call(callee, params, chosen, label, qualified))
-    per_param = [
-        [(p.name, value) for value in p.values if base.get(p.name) != value] for p in params
+    per_param = [  # the default passed as itself would only repeat the typical call
+        [(p.name, v) for v in p.values if base.get(p.name) != v and v.source != p.default]
+        for p in params
     ]
     for row in zip_longest(*per_param):
         for item in row:

@@ -97,8 +97,17 @@ def annotation_values(node: ast.expr) -> list[tuple[str, str]]:
     if name == "Union":
         return _union(inner)
     if name == "Literal":
-        return [(ast.unparse(item), "") for item in inner if is_parsed(node_value(item))]
+        return [(_spelled(item), "") for item in inner if is_parsed(node_value(item))]
     return [(source, "") for source in _containers(name, inner)]
+
+
+def _spelled(item: ast.expr) -> str:
+    """A literal as ruff writes it: a string in double quotes when it holds none."""
+    source = ast.unparse(item)
+    text = source[1:-1]
+    if source.startswith("'") and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return source
 
 
 def resolved(node: ast.expr, aliases: dict[str, ast.expr]) -> ast.expr:

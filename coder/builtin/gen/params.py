@@ -57,14 +57,15 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
     partners = compared_params(node, names)
     found = []
     for arg, default, keyword_only in pairs:
-        values = _values(hinted[arg.arg], literals.get(arg.arg, []))
+        closed = _closed(arg, facts)
+        values = _values(hinted[arg.arg], [] if closed else literals.get(arg.arg, []))
         if not values and default is None and arg.annotation is None:
             values = anything(arg.arg)
         matched = _matched(node, arg.arg, facts)
         head, rest = (matched, values) if matched else (values[:1], values[1:])
         if matched and values and values[0].origin == "doctest":  # what the module shows
             head, rest = [values[0], *matched], values[1:]
-        texts_ = _texts(node, arg.arg) if arg.arg in texts else []
+        texts_ = _texts(node, arg.arg) if arg.arg in texts and not closed else []
         other = _besides_default(default, arg.arg, facts.tree) if default is not None else []
         values = list({v.source: v for v in [*head, *texts_, *rest, *other]}.values())
         literal = default is not None and is_parsed(node_value(default))
@@ -73,6 +74,14 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
         param = Param(arg.arg, tuple(values), default is not None, keyword_only, shown, later)
         found.append(param)
     return found
+
+
+def _closed(arg: ast.arg, facts: ModuleFacts) -> bool:
+    """A `Literal[...]` hint names every value the parameter takes: no others are tried."""
+    if arg.annotation is None:
+        return False
+    hint = ast.unparse(resolved(arg.annotation, facts.aliases))
+    return hint.startswith(("Literal[", "typing.Literal["))
 
 
 def _besides_default(default: ast.expr, name: str, tree: ast.Module) -> list[Value]:

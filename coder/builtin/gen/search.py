@@ -4,7 +4,8 @@ their mutants unnoticed: variants of the calls that went furthest, one literal a
 part after one of the module's own separators (`"/a/b/0"`, split at `"/"`) dropped or
 replaced by another of its short literals (`"/a/b/-"`), one of them put in, or a
 character dropped; a number one off, negated or zero; a flag flipped; a list one item
-longer or empty.
+longer or empty. Before those, the call with one more keyword argument another call
+passed (the options tried on the path one value opened).
 
 A search in the spirit of search-based generators (Pynguin's), kept to literals a reader
 can follow: no random draw, so the same module gets the same tests every run.
@@ -30,6 +31,8 @@ MAX_BASES = 3
 """The calls varied per target: those that ran the most of it."""
 MAX_VARIANTS = 20
 """New calls per target in the second round."""
+MAX_JOINED = 6
+"""Of those, calls given one more keyword argument, per call varied."""
 MAX_TOKENS = 8
 MAX_PARTS = 2
 """Short literals put in place of a string's last part."""
@@ -121,11 +124,29 @@ def search_probes(
     )[:MAX_BASES]
     found: list[Probe] = []
     for base in bases:
-        for probe in _variants(base.probe, params, tokens):
+        joined = list(_joined(base.probe, target.probes))[:MAX_JOINED]
+        for probe in [*joined, *_variants(base.probe, params, tokens)]:
             if _key(probe) not in seen and len(found) < MAX_VARIANTS:
                 seen.add(_key(probe))
                 found.append(probe)
     return found
+
+
+def _joined(probe: Probe, others: list[Probe]) -> Iterator[Probe]:
+    """The call with one more keyword argument that another first-round call passed:
+    `slugify("abc", algorithm="modern")` that went furthest meets `entities=False` too,
+    so the options of a path only one value opens are tried on it."""
+    call = probe.call
+    given = {name for name, _ in call.kwargs}
+    for other in others:
+        if probe.verbatim or other.verbatim or other.call.callee != call.callee:
+            continue
+        if other.call.args != call.args or other.setup != probe.setup:
+            continue
+        for name, source in other.call.kwargs:
+            if name not in given:
+                joined = replace(call, kwargs=(*call.kwargs, (name, source)))
+                yield _varied(probe, joined, f"{call.label}_{other.call.label}".strip("_"))
 
 
 def _key(probe: Probe) -> tuple[str, ...]:

@@ -52,6 +52,17 @@ def test_variants_change_one_literal_and_skip_calls_already_probed() -> None:
     assert not left_to_reach(target, [ran], {2, 40}, set())
 
 
+def test_the_call_that_went_furthest_meets_the_other_calls_options() -> None:
+    target = Target("slug", span=(1, 9), params=["text"])
+    deep = Probe(Call("slug", ('"ab"',), (("algorithm", '"modern"'),)))
+    other = Probe(Call("slug", ('"ab"',), (("lowercase", "False"),)))
+    target.probes = [Probe(Call("slug", ('"ab"',))), deep, other]
+    ran = Result(deep, "return", lines=frozenset({1, 2, 3}), arcs=frozenset({(1, 3)}))
+    made = [p.call.source() for p in search_probes(target, [ran], ["%"], target.params)]
+    # Before, only its literals changed: the option never met the path "modern" opens.
+    assert made[0] == 'slug("ab", algorithm="modern", lowercase=False)'
+
+
 def test_a_variant_of_a_doctest_call_carries_no_expected_output() -> None:
     """What a doctest says of its call is no claim about another input: a variant that
     kept it would be reported as a possible bug."""

@@ -219,3 +219,28 @@ def test_targets_called_only_with_blind_values_are_probed_last() -> None:
     assert [t.name for t in find_targets(source, [])] == ["second", "first"]
     [blind] = [t for t in find_targets(source, []) if t.name == "first"]
     assert {probe.call.origin for probe in blind.probes} == {"blind"}
+
+
+OPTIONS = """\
+from typing import Literal
+
+Mode = Literal["fast", "safe"]
+
+
+def run(task: str, retries: int = 3, *, mode: Mode = "fast", verbose: bool = False) -> str:
+    if mode not in ("fast", "safe", "auto"):
+        raise ValueError("mode")
+    if mode == "safe" and verbose:
+        return task.upper() + str(retries)
+    return task
+"""
+
+
+def test_a_default_is_not_passed_as_itself_and_a_literal_hint_is_closed() -> None:
+    [target] = find_targets(OPTIONS, ["run"])
+    calls = [probe.call.source() for probe in target.probes]
+    # Before: `mode='fast'` and `verbose=False`, the typical call again, in single quotes,
+    # and the body's other strings (`mode="auto"`) which the hint does not allow.
+    assert 'run("abc", mode="safe")' in calls and 'run("abc", verbose=True)' in calls
+    unwanted = ('mode="fast"', "verbose=False", "'", 'mode="auto"')
+    assert not any(part in call for call in calls for part in unwanted)

@@ -59,7 +59,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     messages = raise_messages(tree)
     readers = argv_readers(tree)
     # Public names first: the targets probed go to the API, whose calls reach the helpers too.
-    hooked = _hooked(own, classes)
+    hooked, abstract = _hooked(own, classes), _abstract(own, classes)
     asked = [*names, *(n for n, hooks in hooked.items() if hooks & set(names))]
     ordered = sorted(dict.fromkeys(asked or _public(functions, own) + list(hooked)), key=_priority)
     for name in ordered:
@@ -70,6 +70,8 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
             target = _function_target(name, functions.get(name), facts)
             if name in readers:
                 add_command_lines(target, command_lines(tree, module.rpartition(".")[2]))
+        if owner and not target.skip and name in abstract:
+            target.skip = "it calls a hook only the class's subclasses define"
         reaches = volatile.get(method if owner else name, frozenset())
         if owner and owner in volatile:
             reaches |= volatile.get("__init__", frozenset())
@@ -158,6 +160,20 @@ def _hooked(own: dict[str, ast.ClassDef], merged: dict[str, ast.ClassDef]) -> di
             hooks = _reached(method, body) & defined
             if hooks:
                 found[f"{name}.{method.name}"] = {f"{name}.{hook}" for hook in hooks}
+    return found
+
+
+def _abstract(own: dict[str, ast.ClassDef], merged: dict[str, ast.ClassDef]) -> set[str]:
+    """Methods that call on self a method their class lacks but another class of the
+    module defines (`match` calling `self.single_match`, which only the subclasses
+    have): on an instance of that class they can only fail."""
+    defined = {m.name for cls in own.values() for m in methods(cls)}
+    found = set()
+    for name, cls in merged.items():
+        body = {m.name: m for m in methods(cls)}
+        for method in body.values():
+            if (_reached(method, body) - set(body)) & defined:
+                found.add(f"{name}.{method.name}")
     return found
 
 

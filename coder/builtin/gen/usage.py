@@ -201,7 +201,53 @@ def text_values(node: ast.FunctionDef, param: str) -> list[tuple[str, str]]:
             text = _text(child.left)
             if inside and text and _is(child.comparators[0], param):
                 found.setdefault(f"a{text}b", f"{param}_with_{_words(text)}")
+    marks = _item_marks(node, param)
+    for text in marks:
+        found.setdefault(f"a{text}b", f"{param}_with_{_words(text)}")
+    if len(marks) > 1:  # all of them in the order the body checks them: "a{b}c"
+        spelled = "".join(f"{chr(ord('a') + n)}{text}" for n, text in enumerate(marks)) + "z"
+        found.setdefault(spelled, f"{param}_with_{'_'.join(_words(t) for t in marks)}")
     return [(repr(value), label) for value, label in found.items()]
+
+
+def _item_marks(node: ast.FunctionDef, param: str) -> list[str]:
+    """The short strings the body compares an item of `param` with (`for c in text: if c
+    == "{"`, `text[i] in ":!"`), in the order it checks them."""
+    items = {param}  # `param[i]` reads an item
+    for loop in ast.walk(node):
+        if isinstance(loop, ast.For | ast.comprehension) and _over(loop.iter, param):
+            target = loop.target
+            if isinstance(target, ast.Tuple) and target.elts:  # enumerate(param)
+                target = target.elts[-1]
+            items |= {target.id} if isinstance(target, ast.Name) else set()
+    found: list[str] = []
+    for child in ast.walk(node):
+        if not (isinstance(child, ast.Compare) and len(child.ops) == 1):
+            continue
+        sides = [child.left, child.comparators[0]]
+        if not any(_item(side, items, param) for side in sides):
+            continue
+        chars = isinstance(child.ops[0], ast.In | ast.NotIn)  # `ch in ":!"`: each one
+        for side in sides:
+            texts = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+            for text in map(_text, texts):
+                for mark in text if chars and side is sides[1] else [text]:
+                    if 0 < len(mark) <= 3 and mark not in found:
+                        found.append(mark)
+    return found[:4]
+
+
+def _over(node: ast.expr, param: str) -> bool:
+    """`param` itself, or `enumerate(param)`."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "enumerate" and node.args:
+        node = node.args[0]
+    return _is(node, param)
+
+
+def _item(node: ast.expr, items: set[str], param: str) -> bool:
+    if isinstance(node, ast.Subscript):
+        return _is(node.value, param) and not isinstance(node.slice, ast.Slice)
+    return isinstance(node, ast.Name) and node.id in items - {param}
 
 
 def body_strings(node: ast.FunctionDef, limit: int = 6) -> list[tuple[str, str]]:

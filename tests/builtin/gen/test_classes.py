@@ -143,6 +143,37 @@ def test_methods_that_reach_a_subclass_hook_are_tested_on_the_subclass(tmp_path:
     assert run_pytest_in(generated.repo).returncode == 0
 
 
+FIGURES = """\
+class Figure:
+    def describe(self) -> str:
+        return f"{self.name()} of area {self.area()}"
+
+
+class Square(Figure):
+    def __init__(self, side: int = 2) -> None:
+        self.side = side
+
+    def name(self) -> str:
+        return "square"
+
+    def area(self) -> int:
+        return self.side**2
+"""
+
+
+def test_a_method_that_calls_what_only_subclasses_define_is_tested_on_them(
+    tmp_path: Path,
+) -> None:
+    # Before: `Figure().describe()` raised AttributeError, reported as a possible bug.
+    targets = {t.name: t for t in find_targets(FIGURES, [], "figures")}
+    assert "subclasses define" in targets["Figure.describe"].skip
+    assert not targets["Square.describe"].skip
+    generated = generate(tmp_path, {"figures.py": FIGURES}, "figures")
+    assert "possible bug" not in generated.text and "Figure()" not in generated.text
+    assert "square.describe()" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
 SHAPES = """\
 class FIFOCache:
     def __init__(self) -> None:

@@ -244,3 +244,31 @@ def test_a_default_is_not_passed_as_itself_and_a_literal_hint_is_closed() -> Non
     assert 'run("abc", mode="safe")' in calls and 'run("abc", verbose=True)' in calls
     unwanted = ('mode="fast"', "verbose=False", "'", 'mode="auto"')
     assert not any(part in call for call in calls for part in unwanted)
+
+
+FIELDS = '''\
+def fields(text: str) -> list:
+    found, start = [], 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            start = i
+        elif ch == "}":
+            found.append(text[start + 1 : i])
+        elif text[i] in ":!":
+            found.append(ch)
+    return found
+'''
+
+
+def test_characters_the_body_compares_items_with_make_texts_that_hold_them(
+    tmp_path: Path,
+) -> None:
+    # Before: "abc", "", spaces, cases... none of which holds a brace, so the loop's
+    # branches never ran.
+    [target] = find_targets(FIELDS, ["fields"])
+    calls = [probe.call.source() for probe in target.probes]
+    assert calls[1:5] == ['fields("a{b")', 'fields("a}b")', 'fields("a:b")', 'fields("a!b")']
+    assert 'fields("a{b}c:d!z")' in calls  # all of them, in the order the body checks them
+    generated = generate(tmp_path, {"fields.py": FIELDS}, "fields")
+    assert '"a{b}c:d!z"' in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

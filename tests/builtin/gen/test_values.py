@@ -246,7 +246,7 @@ def test_a_default_is_not_passed_as_itself_and_a_literal_hint_is_closed() -> Non
     assert not any(part in call for call in calls for part in unwanted)
 
 
-FIELDS = '''\
+FIELDS = """\
 def fields(text: str) -> list:
     found, start = [], 0
     for i, ch in enumerate(text):
@@ -257,7 +257,7 @@ def fields(text: str) -> list:
         elif text[i] in ":!":
             found.append(ch)
     return found
-'''
+"""
 
 
 def test_characters_the_body_compares_items_with_make_texts_that_hold_them(

@@ -70,28 +70,10 @@ def doctest_probes(
     return found
 
 
-_MUTATORS = tuple(
-    [
-        "add",
-        "append",
-        "clear",
-        "del",
-        "discard",
-        "extend",
-        "insert",
-        "pop",
-        "push",
-        "put",
-        "remove",
-        "reset",
-        "set",
-        "sort",
-        "update",
-        "write",
-        "close",
-        "load",
-    ]
-)
+_MUTATORS = (
+    "add", "append", "clear", "del", "discard", "extend", "insert", "pop", "push", "put",
+    "remove", "reset", "set", "sort", "update", "write", "close", "load",
+)  # fmt: skip
 
 
 def _query(stmt: ast.stmt) -> bool:

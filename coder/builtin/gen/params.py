@@ -5,6 +5,7 @@ literals the function compares it with, and the other parameters it is compared 
 from __future__ import annotations
 
 import ast
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from coder.builtin.gen.constants import ModuleFacts
@@ -165,20 +166,21 @@ def _instance(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Val
     return [Value(f"[{source}]", label, "hint", (cls.name,)), Value("[]", f"empty_{param}", "hint")]
 
 
-_BUILDING: set[str] = set()
-"""Classes whose typical instance is being made (a constructor may take a list of its own)."""
+_BUILDING: ContextVar[frozenset[str]] = ContextVar("building", default=frozenset())
+"""Classes whose typical instance is being made (a constructor may take a list of its
+own); per thread, as the generator's agents may run side by side."""
 
 
 def _typical(cls: ast.ClassDef, facts: ModuleFacts) -> str | None:
     """`Cls(...)` with each required constructor parameter's typical value."""
     init = constructor_of(cls, facts.tree)
-    if init is None or cls.name in _BUILDING:
+    if init is None or cls.name in _BUILDING.get():
         return None
-    _BUILDING.add(cls.name)
+    token = _BUILDING.set(_BUILDING.get() | {cls.name})
     try:
         params = [p for p in params_of(init, True, facts) if not p.has_default]
     finally:
-        _BUILDING.discard(cls.name)
+        _BUILDING.reset(token)
     if not all(p.values and p.values[0].origin != "blind" for p in params):
         return None
     args = ", ".join(p.values[0].source for p in params if not p.keyword_only)

@@ -122,6 +122,7 @@ def built(
 
 
 def constructor_of(cls: ast.ClassDef, tree: ast.Module | None) -> ast.FunctionDef | None:
+    """The `__init__` an instance of `cls` runs: its own, else the first base's of `tree`."""
     classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)} if tree else {}
     seen: set[str] = set()
     while cls.name not in seen:

@@ -1,6 +1,6 @@
 """Probing a target: the run_shell command that calls it, and what its output says.
 
-The command runs coder's probe script (probe_script.py with probe_mutants.py, sent
+The command runs coder's probe script (probe_script.py with its helpers, sent
 inline) twice, each in a fresh interpreter with its own hash seed; the first run also
 measures the lines each call executes and which of the module's mutants it notices. Only
 results both runs agree on are kept: whatever depends on the clock, randomness, object

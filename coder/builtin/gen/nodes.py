@@ -18,3 +18,34 @@ def methods(cls: ast.ClassDef) -> list[Function]:
 def is_exception(cls: ast.ClassDef) -> bool:
     """An exception, an abstract base or a protocol: no plain class to build and call."""
     return any(_NOT_PLAIN.search(ast.unparse(base)) for base in cls.bases)
+
+
+_CHANGERS = {"append", "extend", "insert", "pop", "remove", "clear", "add", "discard"}
+_CHANGERS |= {"popitem", "sort", "reverse"}
+"""Methods that change a list or set in place. A module dict's `cache[key] = value` or
+`setdefault` is left alone: memoising leaves the results the same."""
+
+
+def changes_module_state(node: Function, tree: ast.Module) -> str:
+    """The module-level name `node` changes (`PLURALS.insert(0, ...)`, `global COUNT`),
+    "" when none: a test that calls it leaves the module changed for the tests after it."""
+    module = {
+        target.id
+        for stmt in tree.body
+        if isinstance(stmt, ast.Assign | ast.AnnAssign)
+        for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+        if isinstance(target, ast.Name)
+    }
+    local = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    local |= {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    for child in ast.walk(node):
+        if isinstance(child, ast.Global):
+            return child.names[0]
+        method = child.func if isinstance(child, ast.Call) else None
+        if not isinstance(method, ast.Attribute) or method.attr not in _CHANGERS:
+            continue
+        if isinstance(method.value, ast.Name) and method.value.id in module - local:
+            return method.value.id
+    return ""

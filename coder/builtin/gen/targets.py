@@ -27,6 +27,7 @@ from coder.builtin.gen.examples import (
 )
 from coder.builtin.gen.freeze import freeze_for, volatile_lines, volatile_sources
 from coder.builtin.gen.messages import raise_messages
+from coder.builtin.gen.nodes import changes_module_state
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.types import (
     Function,
@@ -179,7 +180,8 @@ def _abstract(own: dict[str, ast.ClassDef], merged: dict[str, ast.ClassDef]) -> 
 
 def _reached(method: Function, body: dict[str, Function]) -> set[str]:
     """The methods `method` calls on self, directly or through the others it calls."""
-    reached, todo = set(), [method]
+    reached: set[str] = set()
+    todo = [method]
     while todo:
         for name in _self_calls(todo.pop()) - reached:
             reached.add(name)
@@ -204,6 +206,10 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
         return target
     target.span = (node.lineno, node.end_lineno or node.lineno)
     target.procedure = is_procedure(node)
+    changed = changes_module_state(node, facts.tree)
+    if changed:
+        target.skip = f"it changes the module's {changed}, which a test would leave changed"
+        return target
     target.documented = exceptions_named(node)
     params = params_of(node, False, facts)
     target.params = [param.name for param in params]

@@ -61,8 +61,23 @@ class Target:
 
 
 def is_procedure(node: Function) -> bool:
-    returns = [n for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+    """It returns nothing: no `return value` of its own (a nested function's is not)."""
+    returns = [n for n in own_nodes(node) if isinstance(n, ast.Return) and n.value is not None]
     return not returns and not is_generator(node)
+
+
+def own_nodes(node: Function) -> list[ast.AST]:
+    """The nodes of `node`'s body, without those of the functions and classes it defines."""
+    found: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(node))
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        if not isinstance(
+            child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
+        ):
+            todo.extend(ast.iter_child_nodes(child))
+    return found
 
 
 def is_generator(node: Function) -> bool:

@@ -276,3 +276,43 @@ def test_special_methods_come_after_the_public_api(tmp_path: Path) -> None:
     assert [line.split(":")[0] for line in lines] == ["- LRUStore.oldest", "- Store.__contains__"]
     oldest = generated.text.index("def test_lru_store_oldest")
     assert oldest < generated.text.index("def test_store_contains")
+
+
+RULES = """\
+RULES = []
+_CACHE = {}
+
+
+def add_rule(pattern: str) -> None:
+    def spelled(text: str) -> str:
+        return text.lower()
+
+    RULES.insert(0, spelled(pattern))
+
+
+def doubled(n: int) -> int:
+    if n not in _CACHE:
+        _CACHE[n] = n * 2
+    return _CACHE[n]
+
+
+class Registry:
+    def register(self, name: str) -> None:
+        RULES.append(name)
+"""
+
+
+def test_what_changes_the_modules_own_state_is_not_called_by_a_test(tmp_path: Path) -> None:
+    # Before: `add_rule("abc")` in a test left RULES changed for every test after it.
+    targets = {t.name: t for t in find_targets(RULES, [], "rules")}
+    assert "changes the module's RULES" in targets["add_rule"].skip
+    assert "changes the module's RULES" in targets["Registry.register"].skip
+    assert not targets["doubled"].skip  # a memo cache leaves the results the same
+    generated = generate(tmp_path, {"rules.py": RULES}, "rules")
+    assert "add_rule(" not in generated.text and "doubled(" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_a_nested_functions_return_does_not_make_its_owner_a_function_of_value() -> None:
+    [target] = find_targets(RULES.replace("    RULES.insert", "    print"), ["add_rule"])
+    assert target.procedure  # its None is not asserted

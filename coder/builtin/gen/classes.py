@@ -13,7 +13,7 @@ from coder.builtin.gen.calls import Call, plan_calls, renamed
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
 from coder.builtin.gen.examples import doctest_calls
-from coder.builtin.gen.nodes import changes_module_state, is_exception
+from coder.builtin.gen.nodes import is_exception, state_kept_changed
 from coder.builtin.gen.objects import constructor, instances, observers
 from coder.builtin.gen.operators import BINARY, OPERATOR_FORMS, STATEMENT_FORMS
 from coder.builtin.gen.params import Param, params_of
@@ -80,9 +80,8 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         return target
     assert node is not None
     target.procedure = is_procedure(node)
-    changed = changes_module_state(node, facts.tree)
-    if changed:
-        target.skip = f"it changes the module's {changed}, which a test would leave changed"
+    target.skip = state_kept_changed(node, facts.tree)
+    if target.skip:
         return target
     planned = _method_probes(cls, node, target.var, ctor, facts) if ctor is not None else []
     target.probes = [*planned[:1], *scenarios, *planned[1:]]

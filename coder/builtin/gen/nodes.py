@@ -26,7 +26,13 @@ _CHANGERS |= {"popitem", "sort", "reverse"}
 `setdefault` is left alone: memoising leaves the results the same."""
 
 
-def changes_module_state(node: Function, tree: ast.Module) -> str:
+def state_kept_changed(node: Function, tree: ast.Module) -> str:
+    """Why a test must not call `node` ("" when it may): it changes module-level state."""
+    changed = _changed_module_name(node, tree)
+    return f"it changes the module's {changed}, which a test would leave changed" if changed else ""
+
+
+def _changed_module_name(node: Function, tree: ast.Module) -> str:
     """The module-level name `node` changes (`PLURALS.insert(0, ...)`, `global COUNT`),
     "" when none: a test that calls it leaves the module changed for the tests after it."""
     module = {

@@ -115,7 +115,8 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
         record["lines"] = line_ranges(record["_lines"])
         record["arcs"] = " ".join(f"{a}>{b}" for a, b in sorted(tracer.arcs) if b != a + 1)
     record["digest"] = digest(record)
-    record["local"] = is_local(record, spec.get("_local", ()))
+    if spec.get("measure"):  # not in the mutants' runs: only what a test asserts counts
+        record["local"] = is_local(record, spec["_local"])
     return record
 
 

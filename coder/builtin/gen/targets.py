@@ -27,7 +27,7 @@ from coder.builtin.gen.examples import (
 )
 from coder.builtin.gen.freeze import freeze_for, volatile_lines, volatile_sources
 from coder.builtin.gen.messages import raise_messages
-from coder.builtin.gen.nodes import changes_module_state
+from coder.builtin.gen.nodes import state_kept_changed
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.types import (
     Function,
@@ -206,9 +206,8 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
         return target
     target.span = (node.lineno, node.end_lineno or node.lineno)
     target.procedure = is_procedure(node)
-    changed = changes_module_state(node, facts.tree)
-    if changed:
-        target.skip = f"it changes the module's {changed}, which a test would leave changed"
+    target.skip = state_kept_changed(node, facts.tree)
+    if target.skip:
         return target
     target.documented = exceptions_named(node)
     params = params_of(node, False, facts)

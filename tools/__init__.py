@@ -24,6 +24,7 @@ from tools.harness.coverage import (
     measure_coverage,
 )
 from tools.harness.forked import function_of
+from tools.harness.held import Held, Swaps
 from tools.harness.inplace import write_now
 from tools.harness.mutants import Mutant, apply_mutant, mutants_for
 from tools.harness.mutation import mutant_timeout, run_mutants
@@ -91,6 +92,8 @@ __all__ = [
     "render_test_run",
     "run_mutants",
     "write_now",
+    "Held",
+    "Swaps",
     "run_pytest",
     "summary_line",
     "tests_only_policy",

@@ -28,6 +28,7 @@ from tools.harness.coverage import (
     coverage_runner,
     read_coverage,
 )
+from tools.harness.held import Held
 from tools.harness.runner import exec_pytest
 
 RC_FILE = ".coder/coverage-contexts.rc"
@@ -63,16 +64,19 @@ class TestCoverage:
 
 
 def measure_each_test(
-    sandbox: Sandbox, tests: list[str], timeout: float
+    sandbox: Sandbox, tests: list[str], timeout: float, held: Held | None = None
 ) -> tuple[CoverageRun, dict[str, TestCoverage]]:
     """The run's coverage, and by context what each test function covered (branch arcs
     only, as CoverageRun.covered_arcs has them). The contexts are empty when coverage.py
-    could not say (then measure tests one by one)."""
+    could not say (then measure tests one by one). `held`: files held at other bytes for
+    the run's length (tools.harness.held)."""
     report = f"printf '\\n{_MARK}\\n'; python3 -I {SCRIPT_FILE} {DATA_FILE} 2>/dev/null"
     epilogue = coverage_epilogue(report)
     runner = coverage_runner(RC_FILE)
     helpers = {RC_FILE: _RC.encode(), SCRIPT_FILE: _SCRIPT.encode()}  # no round trip of their own
-    result = exec_pytest(sandbox, tests, timeout, runner=runner, epilogue=epilogue, helpers=helpers)
+    result = exec_pytest(
+        sandbox, tests, timeout, runner=runner, epilogue=epilogue, helpers=helpers, held=held
+    )
     front, marker, contexts_text = result.stdout.rpartition(f"\n{_MARK}\n")
     shown = replace(result, stdout=front if marker else result.stdout)
     run = read_coverage(sandbox, shown, timeout)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sandbox import ExecResult, Sandbox, SandboxError
+from tools.harness.held import Held
 from tools.harness.inplace import install, installing, plugin_source
 from tools.harness.testrun import TestOutcome, TestRun
 
@@ -71,6 +72,7 @@ def run_pytest(
     again: list[str] | None = None,
     brief: bool = False,
     reruns: tuple[int, int, float] | None = None,
+    held: Held | None = None,
 ) -> TestRun:
     """Run pytest (all tests, or the given node ids / paths) and collect the results;
     `repeat` runs each of `tests` that many times in the one process (TestOutcome.runs
@@ -81,12 +83,13 @@ def run_pytest(
     `reruns` (least, most, seconds) runs a test that failed again at once, in the same
     process, until it passes: at least `least` times, up to `most` while the reruns past
     `least` cost at most `seconds` (or a quarter of the run's time so far).
+    `held`: files held at other bytes for the length of the run (tools.harness.held).
 
     One exec does it all (clear the old report, run, print the output's tail and the new
     report after a marker): each round trip to a container costs tens of milliseconds.
     """
     result = exec_pytest(
-        sandbox, tests, timeout, repeat=repeat, again=again, brief=brief, reruns=reruns
+        sandbox, tests, timeout, repeat=repeat, again=again, brief=brief, reruns=reruns, held=held
     )
     return collect_test_run(sandbox, result, timeout)
 
@@ -104,6 +107,7 @@ def exec_pytest(
     brief: bool = False,
     reruns: tuple[int, int, float] | None = None,
     helpers: Mapping[str, bytes] | None = None,
+    held: Held | None = None,
 ) -> ExecResult:
     """Run the pytest script in one exec, copying the plugin in first if it is missing.
 
@@ -111,9 +115,26 @@ def exec_pytest(
     is removed, just before pytest (it may end the script: then stdout stays empty);
     `epilogue` is shell run after the report is printed (its output follows the report;
     give it its own marker), before the script exits with pytest's status; `helpers`
-    are more of coder's files the run needs (written in the same exec, once a sandbox).
+    are more of coder's files the run needs (written in the same exec, once a sandbox);
+    `held` holds files at other bytes for the run's length, in the same exec.
     Read the result with `collect_test_run`.
     """
+    if held is not None:
+        return held.around(
+            lambda before, after: exec_pytest(
+                sandbox,
+                tests,
+                timeout,
+                runner=runner,
+                prologue=before + prologue,
+                epilogue=f"{epilogue}\n{after}" if epilogue and after else epilogue or after,
+                repeat=repeat,
+                again=again,
+                brief=brief,
+                reruns=reruns,
+                helpers=helpers,
+            )
+        )
     options = ["--tb=no"] if brief else []
     selected = [*(tests or []), *options] if tests or brief else None
     if repeat > 1 and tests:

@@ -24,10 +24,10 @@ from __future__ import annotations
 import ast
 
 from coder.workflows.fix.head import against_head, head_python_files, python_at_start
-from coder.workflows.fix.hunt import Swaps, Unit, swapped
+from coder.workflows.fix.hunt import Unit
 from coder.workflows.session import Session
 from sandbox import Sandbox
-from tools import TestOutcome, is_test_file, run_pytest
+from tools import Held, Swaps, TestOutcome, is_test_file, run_pytest
 
 MAX_ALONE = 3
 """Changed files put back one at a time, at most, when all of them at once prove nothing."""
@@ -48,12 +48,11 @@ def caught_by_the_change(
     left = [unit for unit in units if any(_checked(unit, f) for f in failed)]
     swaps = _head_source(sandbox, session) if left else {}
     for attempt in _attempts(swaps):
-        with swapped(sandbox, attempt):
-            # brief: the report's own frames decide; pytest's tracebacks of the (many)
-            # failures expected here would only cost their formatting.
-            run = run_pytest(
-                sandbox, [u.label for u in left], session.settings.test_timeout, brief=True
-            )
+        # brief: the report's own frames decide; pytest's tracebacks of the (many)
+        # failures expected here would only cost their formatting. The files are put
+        # back as HEAD has them, and back again, by the run's own exec (Held).
+        tests, timeout = [u.label for u in left], session.settings.test_timeout
+        run = run_pytest(sandbox, tests, timeout, brief=True, held=Held(sandbox, attempt))
         for unit in left:
             unit.killed = any(_checked(unit, failure) for failure in run.failures)
         left = [unit for unit in left if not unit.killed]

@@ -3,8 +3,9 @@ change of those lines makes them fail.
 
 Each `Hunt` works in one sandbox within one time budget; coverage runs measure all the
 tests at once (per-test contexts), mutants run against one test at a time and stop at
-the first kill. `swapped` holds other bytes in some files for the length of a block
-and puts the previous ones back exactly, their cached bytecode dropped both times.
+the first kill. A coverage run can hold other bytes in some files for its length, put
+back by its own exec (tools' `Held`); `swapped` does the same for a block of runs, and
+puts the previous bytes back exactly, their cached bytecode dropped both times.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from dataclasses import dataclass, field
 
 from sandbox import Sandbox
 from tools import (
+    Held,
     Mutant,
+    Swaps,
     TestCoverage,
     TestRun,
     context_of,
@@ -32,7 +35,6 @@ FIRST_TRIES = 4
 Lines = set[tuple[str, int]]
 _NO_DATA = "No data to report"
 """What `coverage json` says when no measured file ran (a project of tests only)."""
-Swaps = Mapping[str, tuple[bytes | None, bytes | None]]
 
 
 @dataclass
@@ -65,12 +67,20 @@ class Hunt:
         self.read: dict[str, bytes] = {}
         """The source files' bytes as first read: each mutant run puts them back as read,
         so the next unit's mutants need no read (a round trip to a container) of them."""
+        self.held: Mapping[str, bytes | None] = {}
+        """Files whose bytes in the sandbox the host already holds (the repair's changes,
+        the files as the run found them): read from here, not from the sandbox. Should a
+        test have changed one since, the mutant runs put the held bytes back."""
 
-    def lines(self, units: list[Unit]) -> tuple[dict[str, Lines], TestRun] | str:
-        """What each unit runs of the repository's source (by label), or why unknown."""
+    def lines(
+        self, units: list[Unit], held: Swaps | None = None
+    ) -> tuple[dict[str, Lines], TestRun] | str:
+        """What each unit runs of the repository's source (by label), or why unknown;
+        `held`: files at other bytes for this run only (put back by its own exec)."""
         labels = [unit.label for unit in units]
         started = time.monotonic()
-        run, contexts = measure_each_test(self.sandbox, labels, self.test_timeout)
+        around = Held(self.sandbox, held) if held else None
+        run, contexts = measure_each_test(self.sandbox, labels, self.test_timeout, around)
         if run.error and _NO_DATA in run.error and run.tests.report_found:
             return {label: set() for label in labels}, run.tests  # no source file ran at all
         if run.error:
@@ -129,7 +139,7 @@ class Hunt:
 
     def _text(self, path: str, read: dict[str, bytes]) -> str | None:
         try:
-            data = read[path] if path in read else self.sandbox.read(path)
+            data = read.get(path) or self.held.get(path) or self.sandbox.read(path)
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError, ValueError):
             return None

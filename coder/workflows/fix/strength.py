@@ -28,11 +28,11 @@ from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.caught import caught_by_the_change
 from coder.workflows.fix.head import against_head, head_python_files, python_at_start
-from coder.workflows.fix.hunt import Hunt, Lines, Swaps, Unit, swapped
+from coder.workflows.fix.hunt import Hunt, Lines, Unit, swapped
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.session import Session
 from sandbox import Sandbox
-from tools import COVERAGE_NOT_INSTALLED, TestRun, is_test_file
+from tools import COVERAGE_NOT_INSTALLED, Swaps, TestRun, is_test_file
 
 MUTANTS_PER_TEST = 8
 _UNMEASURABLE: weakref.WeakSet[Sandbox] = weakref.WeakSet()
@@ -65,8 +65,8 @@ def cannot_fail(
     hunt = Hunt(
         sandbox, set(session.files.hashes), session.settings.test_timeout, baseline.run.duration
     )
-    with swapped(sandbox, _original_tests(session, changes)):
-        first = hunt.lines(units)
+    hunt.held = {**session.files.kept, **changes}
+    first = hunt.lines(units, held=_original_tests(session, changes))
     if first == COVERAGE_NOT_INSTALLED:
         _UNMEASURABLE.add(sandbox)  # said once: the next groups' repairs are not measured
         return _unmeasured(session, first)
@@ -145,6 +145,7 @@ def _at_head(sandbox: Sandbox, session: Session, hunt: Hunt, weak: list[Unit]) -
     copies = [Unit(unit.label, unit.file, unit.name) for unit in weak]
     verdicts: dict[str, str] = {}
     hunt.read.clear()  # HEAD's files now: its mutants are made from them
+    hunt.held = {}
     with swapped(sandbox, swaps):
         measured = hunt.lines(copies)
         if isinstance(measured, str):

@@ -269,12 +269,13 @@ class DockerSandbox(Lifecycle):
     def _raise_if_gone(self, checks: int) -> None:
         """SandboxGone if the container stopped; after a command killed from outside it
         may still be going (a kill or a removal takes the engine a moment to show)."""
-        for _ in range(checks):
+        for check in range(checks):
+            if check:
+                time.sleep(0.1)  # between checks only: the last one's answer stands
             reason = gone_reason(self._client, self._started(), self.config.memory_mb)
             if reason is not None:
                 self._dead = True
                 raise SandboxGone(reason)
-            time.sleep(0.1)
 
     def _kill_all(self) -> None:
         """Kill every process of the sandbox user except PID 1 (which ignores it)."""

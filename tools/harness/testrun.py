@@ -49,6 +49,9 @@ class TestOutcome(BaseModel):
     """How many times the test ran in this pytest process (a repeated node id runs more)."""
     passes: int = 0
     """How many of those runs passed; a failed test with passes is flaky."""
+    lines: dict[str, list[int]] | None = Field(default=None, exclude=True)
+    """A failed test rerun in its process: the lines its first rerun ran of the project's
+    files outside the test folders, by path (None: not recorded, as without reruns)."""
 
 
 class TestRun(BaseModel):

@@ -3,9 +3,11 @@
 A model can make a failing test pass by having it test something else: a stub put in
 place of the function (monkeypatch, `mock.patch`, `sys.modules`), a value the test
 computed itself. So for each repaired test (a test function, its parameter ids together;
-or a whole module that failed to import) coverage measures, all tests in one run, the
-lines of the repository's own source files that the original test ran (its file written
-back for that run; a failing test still runs code until it fails), and a few mutants of
+or a whole module that failed to import) the lines of the repository's own source files
+that the original test ran (a failing test still runs code until it fails) are taken:
+from the baseline, whose first in-process rerun of each failed test traced them, while
+the repair changed no source file; else coverage measures them, all tests in one run
+(the original test files written back for that run, by its own exec), and a few mutants of
 those lines run against the repaired test alone until one fails it. Only if none does
 are the repaired test's own lines measured and mutated, up to MUTANTS_PER_TEST mutants
 a test in all (tools.harness.mutation runs them; coder/workflows/fix/hunt.py chooses).
@@ -17,7 +19,7 @@ A test that runs no mutable line at all (neither now nor originally) is accepted
 A repair that only spells the source's new names (renamed.py) needs no mutant. The
 first mutant is the change itself (caught.py): a repaired test that fails on its own
 check against HEAD's source needs no coverage or mutant run. Otherwise the usual cost of
-an honest repair: one coverage run, then one mutant run per test.
+an honest repair: one mutant run per test (and one coverage run, lines not traced).
 """
 
 from __future__ import annotations
@@ -66,11 +68,13 @@ def cannot_fail(
         sandbox, set(session.files.hashes), session.settings.test_timeout, baseline.run.duration
     )
     hunt.held = {**session.files.kept, **changes}
-    first = hunt.lines(units, held=_original_tests(session, changes))
+    traced = traced_at_baseline(baseline, units, changes, hunt.known)
+    measure = [unit for unit in units if unit.label not in traced]
+    first = hunt.lines(measure, held=_original_tests(session, changes)) if measure else None
     if first == COVERAGE_NOT_INSTALLED:
         _UNMEASURABLE.add(sandbox)  # said once: the next groups' repairs are not measured
         return _unmeasured(session, first)
-    covered = first[0] if isinstance(first, tuple) else {}
+    covered = {**traced, **(first[0] if isinstance(first, tuple) else {})}
     for unit in units:
         hunt.kill(unit, covered.get(unit.label, set()), others=_others(covered, unit))
     left = [unit for unit in units if not unit.killed]
@@ -94,6 +98,34 @@ def units_of(nodeids: list[str]) -> list[Unit]:
         name = function.replace("::", ".") or None
         units.setdefault(label, Unit(label, file, name))
     return list(units.values())
+
+
+def traced_at_baseline(
+    baseline: Baseline, units: list[Unit], changes: Changes, known: set[str]
+) -> dict[str, Lines]:
+    """Per unit, the source lines its original tests ran when they failed at the baseline
+    (their first rerun in the baseline's process traced them): no coverage run is needed
+    for them. Only while the repair changed no source file (the lines are today's), and
+    only for units whose every failure was traced."""
+    if any(not is_test_file(path) for path in changes):
+        return {}
+    found: dict[str, Lines] = {}
+    for unit in units:
+        mine = [f for f in baseline.run.failures if _of(unit, f.nodeid)]
+        if not mine or any(f.lines is None for f in mine):
+            continue
+        found[unit.label] = {
+            (path, number)
+            for failure in mine
+            for path, numbers in (failure.lines or {}).items()
+            if path in known and not is_test_file(path)
+            for number in numbers
+        }
+    return found
+
+
+def _of(unit: Unit, nodeid: str) -> bool:
+    return nodeid == unit.label or nodeid.startswith((f"{unit.label}[", f"{unit.label}::"))
 
 
 def _others(covered: dict[str, Lines], unit: Unit) -> Lines:
@@ -169,11 +201,7 @@ def _head_verdict(unit: Unit) -> str:
 
 def _passes(unit: Unit, run: TestRun) -> bool:
     """The unit's tests ran in `run` and all passed."""
-    mine = [
-        outcome
-        for nodeid, outcome in run.outcomes.items()
-        if nodeid == unit.label or nodeid.startswith((f"{unit.label}[", f"{unit.label}::"))
-    ]
+    mine = [outcome for nodeid, outcome in run.outcomes.items() if _of(unit, nodeid)]
     failed_import = any(failure.nodeid == unit.file for failure in run.failures)
     return bool(mine) and all(o == "passed" for o in mine) and not failed_import
 

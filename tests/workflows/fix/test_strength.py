@@ -104,3 +104,48 @@ def test_the_source_a_hunt_mutates_comes_from_the_host_not_the_sandbox(tmp_path:
     # Two repaired tests, each hunted with mutants of the same module, which the run
     # holds as it found it: no round trip reads it, and the mutant runs put it back.
     assert reads.count("shop/prices.py") == 0
+
+
+def _traced_check(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, list[str], Any]:
+    """cannot_fail after a baseline with in-process reruns, as the fix workflow takes it:
+    the reason, the commands it ran, and the baseline's failures."""
+    repo = _repo(tmp_path)
+    flags = {"sandbox": kind, **({"image": TEST_IMAGE} if kind == "docker" else {})}
+    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
+    session = Session.start("fix", load_settings(repo, flags, environ={}), repo, hooks)
+    with session.open_sandbox(quiet=True) as sandbox:
+        baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
+        sandbox.write(TEST_FILE, repaired.encode())
+        commands: list[str] = []
+        real_exec = sandbox.exec
+
+        def exec_(command: str, *args: Any, **kwargs: Any) -> Any:
+            commands.append(command)
+            return real_exec(command, *args, **kwargs)
+
+        sandbox.exec = exec_  # type: ignore[method-assign]
+        reason = cannot_fail(sandbox, session, baseline, sandbox.changes(), [TAX, UNIT])
+        assert sandbox.read("shop/prices.py").decode() == SOURCE
+    return reason, commands, baseline.run.failures
+
+
+def test_the_baseline_traces_the_lines_a_failing_test_runs(tmp_path: Path, kind: str) -> None:
+    _, _, failures = _traced_check(tmp_path, kind, _tests())
+    traced = {failure.nodeid: failure.lines for failure in failures}
+    # with_tax(10.0) runs the check and the return of shop/prices.py, nothing of the tests
+    assert traced[TAX] == {"shop/prices.py": [7, 9]}
+    assert all(lines is not None for lines in traced.values())
+
+
+def test_lines_traced_at_the_baseline_spare_the_coverage_run_and_judge_alike(
+    tmp_path: Path, kind: str
+) -> None:
+    reason, commands, _ = _traced_check(tmp_path, kind, _tests(tax=MONKEYPATCHED))
+    assert reason is not None and f"- {TAX} passes against " in reason and UNIT not in reason
+    honest, honest_commands, _ = _traced_check(tmp_path / "honest", kind, _tests())
+    assert honest is None
+    # The original tests' lines came from the baseline: only the cheat, whose mutants
+    # all survive, has its own lines measured (and the test at HEAD); the honest repair
+    # runs no coverage at all.
+    assert not any("coverage run" in command for command in honest_commands)
+    assert any("coverage run" in command for command in commands)

@@ -3,12 +3,16 @@
 Loaded with `-p coder_pytest_rounds` beside coder_pytest_report, whose collected state
 it counts into. CODER_PYTEST_ONLY / CODER_PYTEST_AGAIN / CODER_PYTEST_REPEAT keep some
 tests and run them in rounds (each file collected once); CODER_PYTEST_RERUNS reruns a
-test that failed at once, in this process. Standard library and long-stable pytest only.
+test that failed at once, in this process. Its first rerun also records the lines it
+runs of the project's files outside the test folders (`lines` in the test's entry), with
+a tracer of its own when no other is active: the lines the failing test reaches, without
+a coverage run. Standard library and long-stable pytest only.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from typing import Any
 
@@ -85,12 +89,59 @@ def _rerun(
         if entry["passes"] or (count >= least and report._state.extra_rerun_s + last > budget):
             return
         started = time.time()
-        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        if count == 0:
+            reports = _traced(entry, lambda: runtestprotocol(item, nextitem=nextitem, log=False))
+        else:
+            reports = runtestprotocol(item, nextitem=nextitem, log=False)
         last = time.time() - started
         report._state.extra_rerun_s += last if count >= least else 0.0
         entry["runs"] += 1
         called = any(r.when == "call" and r.passed and not hasattr(r, "wasxfail") for r in reports)
         entry["passes"] += called and not any(r.failed for r in reports)
+
+
+def _traced(entry: dict[str, Any], run: Any) -> Any:
+    """run()'s result; the lines it ran of the project's own files into entry["lines"]
+    (relative path: sorted line numbers), unless another tracer is active."""
+    if sys.gettrace() is not None or report._state is None:
+        return run()
+    root = report._state.root + os.sep
+    lines: dict[str, set[int]] = {}
+    chosen: dict[str, set[int] | None] = {}
+
+    def enter(frame: Any, event: str, arg: Any) -> Any:
+        file = frame.f_code.co_filename
+        if file not in chosen:
+            chosen[file] = lines.setdefault(file, set()) if _measured(file, root) else None
+        seen = chosen[file]
+        if seen is None:
+            return None
+
+        def line(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                seen.add(frame.f_lineno)
+            return line
+
+        return line
+
+    sys.settrace(enter)
+    try:
+        return run()
+    finally:
+        sys.settrace(None)
+        ran = {os.path.relpath(f, root[:-1]): sorted(n) for f, n in lines.items() if n}
+        entry["lines"] = {path.replace(os.sep, "/"): found for path, found in ran.items()}
+
+
+def _measured(file: str, root: str) -> bool:
+    """A Python file of the project's own: under the root, not a test, not installed."""
+    if not file.startswith(root) or not file.endswith(".py"):
+        return False
+    parts = file[len(root) :].split(os.sep)
+    name, folders = parts[-1], set(parts[:-1])
+    if folders & {"tests", "test", ".coder", "site-packages", ".venv", "venv"}:
+        return False
+    return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 
 def _reruns(setting: str) -> tuple[int, int, float]:

@@ -106,12 +106,17 @@ def traced_at_baseline(
     """Per unit, the source lines its original tests ran when they failed at the baseline
     (their first rerun in the baseline's process traced them): no coverage run is needed
     for them. Only while the repair changed no source file (the lines are today's), and
-    only for units whose every failure was traced."""
+    only for units whose every failure was traced. A module that failed to import ran no
+    test: nothing of its own to mutate (the repaired tests' lines, measured next if
+    need be, hold whatever its import ran)."""
     if any(not is_test_file(path) for path in changes):
         return {}
     found: dict[str, Lines] = {}
     for unit in units:
         mine = [f for f in baseline.run.failures if _of(unit, f.nodeid)]
+        if unit.name is None and any(f.nodeid == unit.file for f in mine):
+            found[unit.label] = set()
+            continue
         if not mine or any(f.lines is None for f in mine):
             continue
         found[unit.label] = {

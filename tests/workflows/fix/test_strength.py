@@ -13,7 +13,7 @@ from coder.workflows import RunHooks
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.strength import MUTANTS_PER_TEST, cannot_fail
 from coder.workflows.session import Session
-from tests.helpers import TEST_IMAGE
+from tests.helpers import TEST_IMAGE, commit_all, write_tree
 from tests.workflows.fix.test_cheats import MONKEYPATCHED, SOURCE, TEST_FILE, _repo, _tests
 from tools import run_pytest
 
@@ -149,3 +149,32 @@ def test_lines_traced_at_the_baseline_spare_the_coverage_run_and_judge_alike(
     # runs no coverage at all.
     assert not any("coverage run" in command for command in honest_commands)
     assert any("coverage run" in command for command in commands)
+
+
+def test_a_module_that_failed_to_import_needs_only_its_repaired_tests_lines(
+    tmp_path: Path,
+) -> None:
+    source = "def total(values):\n    return sum(values)\n"
+    old = "from calc import add_all\n\n\ndef test_total():\n    assert add_all([1, 2]) == 3\n"
+    new = old.replace("add_all", "total")
+    repo = commit_all(write_tree(tmp_path / "repo", {"calc.py": source, "tests/test_calc.py": old}))
+    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
+    session = Session.start(
+        "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
+    )
+    with session.open_sandbox(quiet=True) as sandbox:
+        baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
+        assert [f.nodeid for f in baseline.run.failures] == ["tests/test_calc.py"]
+        sandbox.write("tests/test_calc.py", new.encode())
+        commands: list[str] = []
+        real_exec = sandbox.exec
+
+        def exec_(command: str, *args: Any, **kwargs: Any) -> Any:
+            commands.append(command)
+            return real_exec(command, *args, **kwargs)
+
+        sandbox.exec = exec_  # type: ignore[method-assign]
+        reason = cannot_fail(sandbox, session, baseline, sandbox.changes(), ["tests/test_calc.py"])
+    assert reason is None
+    # The original module ran no test: only the repaired tests' lines are measured.
+    assert sum("coverage run" in command for command in commands) == 1

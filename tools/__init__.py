@@ -37,6 +37,7 @@ from tools.harness.testrun import (
     TestRun,
     in_scope,
     inside,
+    outcomes_within,
     render_test_run,
     summary_line,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "mutants_for",
     "in_scope",
     "inside",
+    "outcomes_within",
     "render_test_run",
     "run_mutants",
     "write_now",

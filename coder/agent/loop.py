@@ -123,6 +123,8 @@ class Agent:
         self._started = 0.0
         self._format_guard = FormatGuard(self.config.max_format_errors)
         self._repeat_guard = RepeatGuard(self.config.repeat_limit)
+        self._schemas: list[dict[str, Any]] | None = None
+        """The tools' schemas, made at the first request: the same for every turn."""
 
     def run(self, task: str, task_data: dict[str, Any] | None = None) -> AgentResult:
         """Start the conversation; `task_data` rides on the task message under `_data`
@@ -189,7 +191,9 @@ class Agent:
             prompt_tokens=estimate_tokens(self.messages),
         )
         started = self.clock()
-        reply = self.model.complete(self.messages, self.registry.schemas())
+        if self._schemas is None:
+            self._schemas = self.registry.schemas()
+        reply = self.model.complete(self.messages, self._schemas)
         latency = round(self.clock() - started, 3)
         self.usage.add(reply.usage)
         self.messages.append(reply.as_message())

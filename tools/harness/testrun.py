@@ -6,6 +6,7 @@ records the per-test facts, including both operands of a failed comparison.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable
 from typing import ClassVar
@@ -101,7 +102,7 @@ class TestRun(BaseModel):
 
         wanted = inside(scope)
         failures = [f for f in self.failures if wanted(f.nodeid)]
-        outcomes = {n: o for n, o in self.outcomes.items() if wanted(n)}
+        outcomes = outcomes_within(self.outcomes, scope)
         cut = self.with_outcomes(failures, outcomes)
         code = self.exit_code
         if code in (0, 1, 5):
@@ -220,3 +221,29 @@ def _file_part(nodeid: str) -> str:
     equals it or that it starts with, followed by '::' or '['."""
     ends = [index for index in (nodeid.find("::"), nodeid.find("[")) if index >= 0]
     return nodeid[: min(ends)] if ends else nodeid
+
+
+_INDEXED: dict[int, tuple[dict[str, str], dict[str, list[str]]]] = {}
+"""The last few outcome maps' node ids by file (each kept alive by its entry, so an id
+names the same map while listed); a lock guards it, agents cut runs side by side."""
+_INDEXING = threading.Lock()
+
+
+def outcomes_within(outcomes: dict[str, str], scope: list[str]) -> dict[str, str]:
+    """The outcomes `inside(scope)`. A scope of files alone is looked up in an index of
+    the map made once: fix cuts one run into a share per group, and a scan of the whole
+    run per group grows with groups times tests."""
+    if any(":" in entry or "[" in entry for entry in scope):
+        wanted = inside(scope)
+        return {nodeid: outcome for nodeid, outcome in outcomes.items() if wanted(nodeid)}
+    with _INDEXING:
+        entry = _INDEXED.get(id(outcomes))
+        if entry is None or entry[0] is not outcomes:
+            index: dict[str, list[str]] = {}
+            for nodeid in outcomes:
+                index.setdefault(_file_part(nodeid), []).append(nodeid)
+            if len(_INDEXED) >= 8:
+                _INDEXED.pop(next(iter(_INDEXED)))
+            entry = _INDEXED[id(outcomes)] = (outcomes, index)
+    by_file = entry[1]
+    return {nodeid: outcomes[nodeid] for file in scope for nodeid in by_file.get(file, ())}

@@ -27,7 +27,7 @@ from coder.workflows.hints import (
 )
 from coder.workflows.session import Session
 from sandbox import Sandbox
-from tools import TestOutcome, TestRun, inside, run_pytest, summary_line
+from tools import TestOutcome, TestRun, inside, outcomes_within, run_pytest, summary_line
 
 RERUNS = 10
 """How many times each failing test is rerun at most (in the baseline's process)."""
@@ -63,7 +63,7 @@ class Baseline:
         would report it; its flaky tests count as passed, as their reruns showed."""
         wanted = inside(scope)
         failures = [f for f in self.run.failures if wanted(f.nodeid) and f.nodeid not in self.flaky]
-        outcomes = {n: o for n, o in self.run.outcomes.items() if wanted(n)}
+        outcomes = outcomes_within(self.run.outcomes, scope)
         outcomes.update((n, "passed") for n in self.flaky if n in outcomes)
         found = TestRun(
             exit_code=1 if failures else 0,

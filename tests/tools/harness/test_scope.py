@@ -1,11 +1,12 @@
-"""`inside(scope)`: the fast test fix cuts whole runs with is `in_scope` exactly."""
+"""`inside(scope)` and `outcomes_within`: the fast tests fix cuts whole runs with are
+`in_scope` exactly."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tools import in_scope, inside
+from tools import in_scope, inside, outcomes_within
 
 # Node ids and scopes built from the characters that decide: separators, brackets, paths.
 _PIECES = st.sampled_from(["tests/", "test_a.py", "test_b.py", "::", ":", "[", "]", "x", "1"])
@@ -26,3 +27,20 @@ def test_a_file_holds_its_tests_and_parameters_but_not_a_longer_name() -> None:
     assert not wanted("tests/test_a.pyc::test_y")
     assert not wanted("tests/test_b.py::test_xy")
     assert not wanted("tests/test_a.py:test_y")
+
+
+@given(st.lists(_NODEIDS, max_size=5), st.lists(_NODEIDS, max_size=12))
+def test_a_run_cut_to_a_scope_keeps_exactly_what_in_scope_keeps(
+    scope: list[str], nodeids: list[str]
+) -> None:
+    outcomes = {nodeid: f"outcome of {nodeid}" for nodeid in nodeids}
+    for _ in range(2):  # the second cut of the same map uses its index
+        cut = outcomes_within(outcomes, scope)
+        assert cut == {n: o for n, o in outcomes.items() if in_scope(n, scope)}
+
+
+def test_an_index_never_answers_for_another_map() -> None:
+    first = {"tests/test_a.py::test_x": "passed"}
+    assert outcomes_within(first, ["tests/test_a.py"]) == first
+    second = {"tests/test_a.py::test_y": "failed", "tests/test_b.py::test_z": "passed"}
+    assert outcomes_within(second, ["tests/test_a.py"]) == {"tests/test_a.py::test_y": "failed"}

@@ -9,9 +9,12 @@ their scopes, repeats included, and each agent gets its own share of it (the run
 its scope). Their edits wait for that run too, and go into the sandbox together in one
 transfer (to a container, each would cost a round trip of about 0.1 s). A group's
 verification is as strict as alone (group.py), but for the strength check, which swaps
-source files and so cannot run beside other groups' runs: it comes once all agents are
-done (`strength_of_all`): one run of every repaired test against HEAD's source
-(caught.py), then the mutant hunt, group by group, for the tests that run did not show.
+source files and so cannot run beside other groups' runs: one run of every repaired
+test against HEAD's source (caught.py) starts right after the shared verification run,
+while the agents judge their shares, every other use of the sandbox waiting for it
+(ahead.py); once all agents are done (`strength_of_all`) the repairs it did not see as
+they are run against HEAD's source, then the mutant hunt, group by group, for the tests
+neither run showed.
 A repair rejected there is unfixed with the reason. Their first verification run is of
 the whole suite where the rest of it is cheap (suite.py): the final gate's own run, if
 nothing changes after it.
@@ -20,11 +23,12 @@ nothing changes after it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+from coder.workflows.fix.ahead import Ahead
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.caught import caught_by_the_change
 from coder.workflows.fix.final import sync
@@ -52,12 +56,18 @@ class SharedRuns:
     """Test runs of several threads' agents made as one pytest run, when all wait."""
 
     def __init__(
-        self, sandbox: Sandbox, members: int, suite: SuiteVerification | None = None
+        self,
+        sandbox: Sandbox,
+        members: int,
+        suite: SuiteVerification | None = None,
+        verified: Callable[[list[str]], None] | None = None,
     ) -> None:
         """`suite` makes the first verification run (the first with repeats) one of the
-        whole suite, where that is cheap, for the final gate (suite.py); None: never."""
+        whole suite, where that is cheap, for the final gate (suite.py); None: never.
+        `verified` learns the tests each verification run repeated (ahead.py)."""
         self.sandbox = sandbox
         self.suite = suite
+        self.verified = verified
         self.turn = threading.Condition()
         self.members = members
         self.asks: dict[int, _Ask] = {}
@@ -153,13 +163,16 @@ class SharedRuns:
         again = sorted({t for ask in asks if ask.repeat > 1 for t in (ask.again or ask.scope)})
         timeout = sum(ask.timeout for ask in asks)
         self.runs += 1
+        run = None
         if repeat > 1 and self.suite is not None:  # the first verification run
             suite, self.suite = self.suite, None
-            if suite.wanted(scope):
-                return suite.whole(timeout, again)
-        return run_pytest(
-            self.sandbox, scope, timeout=timeout, repeat=repeat, again=again if repeat > 1 else None
-        )
+            run = suite.whole(timeout, again) if suite.wanted(scope) else None
+        if run is None:
+            repeated = again if repeat > 1 else None
+            run = run_pytest(self.sandbox, scope, timeout=timeout, repeat=repeat, again=repeated)
+        if repeat > 1 and self.verified is not None:
+            self.verified(again)
+        return run
 
 
 def together(options: FixOptions, groups: int, builtin: bool) -> bool:
@@ -177,13 +190,14 @@ def repair_together(
 ) -> list[GroupOutcome]:
     """Every group's outcome, the groups repaired at once (see the module docstring);
     `suite` makes their first verification run of the whole suite where that is cheap."""
-    shared = SharedRuns(sandbox, len(baseline.groups), suite)
+    ahead = Ahead(session, sandbox, baseline.run.failures)
+    shared = SharedRuns(ahead.guarded, len(baseline.groups), suite, ahead.start)
     info = session.hooks.info
 
     def one(task: Task) -> GroupOutcome:
         with shared.member():
             info(f"repairing {task.group.file}: {len(task.group.failures)} failing")
-            return repair_group(session, task, sandbox)
+            return repair_group(session, task, ahead.guarded)
 
     tasks = [
         Task(
@@ -199,8 +213,9 @@ def repair_together(
     ]
     with ThreadPoolExecutor(len(tasks), thread_name_prefix="coder-together") as pool:
         outcomes = list(pool.map(one, tasks))
+    ahead.wait()
     sync(sandbox, session, outcomes, [o for o in outcomes if o.repaired])
-    checked = strength_of_all(session, sandbox, baseline, outcomes)
+    checked = strength_of_all(session, sandbox, baseline, outcomes, ahead)
     if checked != outcomes:
         sync(sandbox, session, outcomes, [o for o in checked if o.repaired])
     for outcome in checked:
@@ -210,15 +225,25 @@ def repair_together(
 
 
 def strength_of_all(
-    session: Session, sandbox: Sandbox, baseline: Baseline, outcomes: list[GroupOutcome]
+    session: Session,
+    sandbox: Sandbox,
+    baseline: Baseline,
+    outcomes: list[GroupOutcome],
+    ahead: Ahead | None = None,
 ) -> list[GroupOutcome]:
     """The outcomes once each kept repair's tests are shown able to fail: one run of them
-    all against HEAD's source, then each group's mutant hunt for the rest."""
+    all against HEAD's source (made `ahead` already, for the repairs it saw), then each
+    group's mutant hunt for the rest."""
     todo = [o for o in outcomes if o.repaired and not only_renamed(session, o.changes)]
     units = {o.group.file: units_of(_fixed(o)) for o in todo}
-    caught_by_the_change(
-        sandbox, session, baseline.run.failures, [u for each in units.values() for u in each]
-    )
+    undecided = []
+    for outcome in todo:
+        for unit in units[outcome.group.file]:
+            known = ahead.killed(unit, outcome.changes) if ahead is not None else None
+            if known is None:
+                undecided.append(unit)
+            unit.killed = bool(known)
+    caught_by_the_change(sandbox, session, baseline.run.failures, undecided)
     rejected: dict[str, str] = {}
     for outcome in todo:
         left = [u.label for u in units[outcome.group.file] if not u.killed]

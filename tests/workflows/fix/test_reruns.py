@@ -63,3 +63,32 @@ def test_a_fixture_error_is_tried_again_in_a_new_process(tmp_path: Path) -> None
     assert baseline.flaky == ["tests/test_s.py::test_uses_it"]
     assert [g.nodeids for g in baseline.groups] == [["tests/test_s.py::test_plain"]]
     assert tries == 2  # the baseline's start, then the new process's
+
+
+FRESH_FIXTURE = (
+    "from pathlib import Path\n\nimport pytest\n\n\n"
+    "@pytest.fixture\n"
+    "def attempt(tmp_path):\n"
+    "    count = Path(__file__).parent / 'setups'\n"
+    "    count.write_text(count.read_text() + 'x' if count.exists() else 'x')\n"
+    "    yield len(count.read_text())\n"
+    "    (Path(__file__).parent / 'teardowns').open('a').write('x')\n\n\n"
+    "def test_third_time_lucky(attempt):\n    assert attempt >= 3\n\n\n"
+    "@pytest.mark.xfail(strict=True)\n"
+    "def test_strict_xpass():\n    assert True\n"
+)
+
+
+def test_each_rerun_sets_its_fixtures_up_anew_and_xfail_rules_still_decide(
+    tmp_path: Path,
+) -> None:
+    repo = write_tree(tmp_path / "repo", {"tests/test_f.py": FRESH_FIXTURE})
+    with LocalSandbox(repo) as sandbox:
+        baseline = take_baseline(sandbox, None, 60, lambda _: None)
+        setups, teardowns = len(sandbox.read("tests/setups")), len(sandbox.read("tests/teardowns"))
+    # Failed on its first two setups, passed on the third: flaky, not broken; each
+    # rerun set the function fixture up and tore it down again.
+    assert baseline.flaky == ["tests/test_f.py::test_third_time_lucky"]
+    assert setups == teardowns == 3
+    # A strict xfail that passes fails, on every rerun too: broken, never flaky.
+    assert [g.nodeids for g in baseline.groups] == [["tests/test_f.py::test_strict_xpass"]]

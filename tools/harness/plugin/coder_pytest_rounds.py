@@ -79,25 +79,38 @@ def _rerun(
     item: Any, nextitem: Any, entry: dict[str, Any], least: int, most: int, seconds: float
 ) -> None:
     """Reruns counted in the test's entry, not logged: pytest's output and other plugins
-    see the test once, as it first ran."""
+    see the test once, as it first ran. Their reports go unread, so the failure text that
+    most of a rerun's time went into is not made (the item's repr_failure shadowed)."""
     from _pytest.runner import runtestprotocol  # stable since pytest 3; not a hook
 
     assert report._state is not None
     last = 0.0  # the last rerun's time: the next one is expected to take as long
-    for count in range(most):
-        budget = max(seconds, (time.time() - report._state.started) / 4)
-        if entry["passes"] or (count >= least and report._state.extra_rerun_s + last > budget):
-            return
-        started = time.time()
-        if count == 0:
-            reports = _traced(entry, lambda: runtestprotocol(item, nextitem=nextitem, log=False))
-        else:
-            reports = runtestprotocol(item, nextitem=nextitem, log=False)
-        last = time.time() - started
-        report._state.extra_rerun_s += last if count >= least else 0.0
-        entry["runs"] += 1
-        called = any(r.when == "call" and r.passed and not hasattr(r, "wasxfail") for r in reports)
-        entry["passes"] += called and not any(r.failed for r in reports)
+    item.repr_failure = _unread
+    try:
+        for count in range(most):
+            budget = max(seconds, (time.time() - report._state.started) / 4)
+            if entry["passes"] or (count >= least and report._state.extra_rerun_s + last > budget):
+                return
+            started = time.time()
+            if count == 0:
+                reports = _traced(
+                    entry, lambda: runtestprotocol(item, nextitem=nextitem, log=False)
+                )
+            else:
+                reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            last = time.time() - started
+            report._state.extra_rerun_s += last if count >= least else 0.0
+            entry["runs"] += 1
+            called = any(
+                r.when == "call" and r.passed and not hasattr(r, "wasxfail") for r in reports
+            )
+            entry["passes"] += called and not any(r.failed for r in reports)
+    finally:
+        del item.repr_failure
+
+
+def _unread(excinfo: Any, style: Any = None) -> str:
+    return "(a rerun's failure)"
 
 
 def _traced(entry: dict[str, Any], run: Any) -> Any:

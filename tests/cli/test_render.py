@@ -49,3 +49,28 @@ def test_the_models_words_in_progress_lines_are_shown_not_interpreted(
     on_event("thought", {"text": "closing [/x] tags"})
     err = capsys.readouterr().err
     assert "echo [/] [bold]" in err and "closing [/x] tags" in err
+
+
+LINES = [
+    "  [magenta]tests/test_[a].py[/] [green]✓[/] read_file [dim]{'path': 'x'}[/] [dim]0.00s[/]",
+    "[cyan]coder:[/] baseline: 3 passed \\[bold] kept as text",
+    "  :smile: stays a code, two  spaces stay, trailing space ",
+]
+
+
+def test_a_log_gets_the_same_text_rich_would_write_and_its_secrets_hidden(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from coder.cli.render import RedactingConsole
+
+    fast, full = io.StringIO(), io.StringIO()
+    quick = RedactingConsole(file=fast)  # a pipe: no terminal, no colours
+    assert quick._plain(("x",), {"soft_wrap": True})
+    monkeypatch.setenv("MY_API_KEY", "sk-live-0123456789abcdef")
+    for line in [*LINES, "the key sk-live-0123456789abcdef leaked"]:
+        quick.print(line, soft_wrap=True)
+        Console(file=full, highlight=False, emoji=False, soft_wrap=True).print(line)
+    expected = full.getvalue().replace("sk-live-0123456789abcdef", "***")
+    assert fast.getvalue().splitlines()[:3] == expected.splitlines()[:3]
+    assert "sk-live-0123456789abcdef" not in fast.getvalue()
+    assert "leaked" in fast.getvalue().splitlines()[3]

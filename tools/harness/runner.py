@@ -27,6 +27,7 @@ REPORT_PATH = ".coder/pytest_report.json"
 CURRENT_PATH = REPORT_PATH + ".current"
 ONLY_PATH = ".coder/pytest_only.txt"
 AGAIN_PATH = ".coder/pytest_again.txt"
+TRACE_PATH = ".coder/pytest_trace.txt"
 OUTPUT_PATH = ".coder/pytest_output.txt"
 ERRORS_PATH = ".coder/pytest_stderr.txt"
 _INTERPRETER = "@@coder-interpreter@@ "
@@ -73,6 +74,7 @@ def run_pytest(
     brief: bool = False,
     reruns: tuple[int, int, float] | None = None,
     held: Held | None = None,
+    trace: list[str] | None = None,
 ) -> TestRun:
     """Run pytest (all tests, or the given node ids / paths) and collect the results;
     `repeat` runs each of `tests` that many times in the one process (TestOutcome.runs
@@ -84,12 +86,21 @@ def run_pytest(
     process, until it passes: at least `least` times, up to `most` while the reruns past
     `least` cost at most `seconds` (or a quarter of the run's time so far).
     `held`: files held at other bytes for the length of the run (tools.harness.held).
+    `trace` (with `repeat`): the tests whose second run has its lines traced (TestRun.lines).
 
     One exec does it all (clear the old report, run, print the output's tail and the new
     report after a marker): each round trip to a container costs tens of milliseconds.
     """
     result = exec_pytest(
-        sandbox, tests, timeout, repeat=repeat, again=again, brief=brief, reruns=reruns, held=held
+        sandbox,
+        tests,
+        timeout,
+        repeat=repeat,
+        again=again,
+        brief=brief,
+        reruns=reruns,
+        held=held,
+        trace=trace,
     )
     return collect_test_run(sandbox, result, timeout)
 
@@ -108,6 +119,7 @@ def exec_pytest(
     reruns: tuple[int, int, float] | None = None,
     helpers: Mapping[str, bytes] | None = None,
     held: Held | None = None,
+    trace: list[str] | None = None,
 ) -> ExecResult:
     """Run the pytest script in one exec, copying the plugin in first if it is missing.
 
@@ -142,6 +154,8 @@ def exec_pytest(
     script = _script(selected, runner, epilogue, prologue)
     if repeat > 1 and (tests or again):  # without tests: the whole suite, then `again`
         script = _repeated(tests, repeat, again) + script
+        if trace:
+            script = _listed(trace, TRACE_PATH, "CODER_PYTEST_TRACE") + script
     if reruns:
         script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
     wanted = {PLUGIN_FILE: plugin_source(PLUGIN_NAME), ROUNDS_FILE: plugin_source(ROUNDS_NAME)}
@@ -257,6 +271,7 @@ def _from_report(report: dict[str, Any]) -> TestRun:
         collected=report.get("collected"),
         interpreter=str(report.get("interpreter") or ""),
         outcome_hooks=list(report.get("outcome_hooks") or []),
+        lines={test.nodeid: test.lines for test in tests if test.lines is not None},
     )
 
 

@@ -91,6 +91,10 @@ class TestRun(BaseModel):
     outcome_hooks: list[str] = Field(default_factory=list)
     """`<where>:<hook>` of each hook implementation outside pytest and coder that can
     alter outcomes or collection, e.g. `conftest.py:pytest_runtest_makereport`."""
+    lines: dict[str, dict[str, list[int]]] = Field(default_factory=dict, exclude=True)
+    """Per node id, the lines of the project's files outside the test folders a traced
+    run of the test ran (the baseline's first rerun of a failure, or a `trace` run's
+    second round of a repeated test), by path."""
 
     @property
     def ok(self) -> bool:

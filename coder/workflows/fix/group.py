@@ -98,7 +98,7 @@ class Task:
     strength: bool = True
     """Whether verification checks the repaired tests can still fail (together.py checks
     that for all groups at once, afterwards)."""
-    suite: Callable[[list[str], float, list[str]], TestRun | None] | None = None
+    suite: Callable[[list[str], float, list[str], list[str]], TestRun | None] | None = None
     """Makes verification's own run (scope, timeout, the tests repeated) one of the whole
     suite where that is cheap, for the final gate to take (suite.py); None: of the scope."""
 
@@ -110,6 +110,14 @@ class Task:
     def again(self) -> list[str]:
         """The group's tests by function (all their parameters): what verification repeats."""
         return sorted({nodeid.split("[")[0] for nodeid in self.group.nodeids})
+
+    @property
+    def trace(self) -> list[str]:
+        """The tests of `again` whose lines verification traces: those whose original, as
+        the baseline traced it, ran no source line (or was not traced, as a module that
+        did not import): the strength check measures their repaired lines, not those."""
+        blank = {f.nodeid.split("[")[0] for f in self.group.failures if not f.lines}
+        return [name for name in self.again if name in blank]
 
     def known(self, sandbox: Sandbox) -> TestRun | None:
         """The baseline's run of the scope while it still holds: no file the scope's tests
@@ -225,7 +233,7 @@ def verify(
         return replace(verdict, problem=f"{verdict.problem}:\n{render_test_run(run)}")
     problem = added_hooks(baseline.run, run)
     if problem is None and task.strength:
-        problem = cannot_fail(sandbox, session, baseline, changes, verdict.fixed)
+        problem = cannot_fail(sandbox, session, baseline, changes, verdict.fixed, verified=run)
     return replace(verdict, problem=problem)
 
 
@@ -246,11 +254,13 @@ def repeated(
     if prior is not None and prior.report_found and not prior.timed_out:
         return prior
     timeout = session.settings.test_timeout * VERIFY_RUNS
-    run = task.suite(task.scope, timeout, task.again) if whole and task.suite else None
+    suite, trace = task.suite if whole else None, task.trace if whole else None
+    run = suite(task.scope, timeout, task.again, trace or []) if suite else None
     if run is None and task.runs is not None:
         run = task.runs(task.scope, timeout, VERIFY_RUNS, task.again)
     elif run is None:
-        run = run_pytest(sandbox, task.scope, timeout=timeout, repeat=VERIFY_RUNS, again=task.again)
+        again = task.again
+        run = run_pytest(sandbox, task.scope, timeout, repeat=VERIFY_RUNS, again=again, trace=trace)
     session.tracer.event("test_run", **pytest_event("verify", run))
     return run
 

@@ -53,9 +53,12 @@ def cannot_fail(
     changes: Changes,
     repaired: list[str],
     caught: bool = True,
+    verified: TestRun | None = None,
 ) -> str | None:
     """Why the repaired tests could not fail against a change of the code they test, or
-    None; `caught`: try the change itself first (False: the caller has, caught.py)."""
+    None; `caught`: try the change itself first (False: the caller has, caught.py);
+    `verified`: the verification run, whose traced lines (TestRun.lines) spare the
+    coverage run of the repaired tests."""
     units = units_of(repaired)
     if only_renamed(session, changes):
         return None  # the original tests, spelling the source's new names (renamed.py)
@@ -79,7 +82,7 @@ def cannot_fail(
         hunt.kill(unit, covered.get(unit.label, set()), others=_others(covered, unit))
     left = [unit for unit in units if not unit.killed]
     if left:
-        second = hunt.lines(left)
+        second = _traced_now(verified, left, hunt.known) or hunt.lines(left)
         if isinstance(second, str):
             return _unmeasured(session, second)
         for unit in left:
@@ -127,6 +130,28 @@ def traced_at_baseline(
             for number in numbers
         }
     return found
+
+
+def _traced_now(
+    verified: TestRun | None, units: list[Unit], known: set[str]
+) -> tuple[dict[str, Lines], TestRun] | None:
+    """Each unit's source lines as the verification run traced its repaired tests (the
+    run made on these very files), or None unless it traced every unit's tests."""
+    if verified is None:
+        return None
+    found: dict[str, Lines] = {}
+    for unit in units:
+        mine = [nodeid for nodeid in verified.outcomes if _of(unit, nodeid)]
+        if not mine or any(nodeid not in verified.lines for nodeid in mine):
+            return None
+        found[unit.label] = {
+            (path, number)
+            for nodeid in mine
+            for path, numbers in verified.lines[nodeid].items()
+            if path in known and not is_test_file(path)
+            for number in numbers
+        }
+    return found, verified
 
 
 def _of(unit: Unit, nodeid: str) -> bool:

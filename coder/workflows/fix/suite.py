@@ -55,14 +55,19 @@ class SuiteVerification:
         rest = self.baseline.duration * (total - inside) / total if total else 0.0
         return inside * 2 >= total or rest <= CHEAP_REST_S
 
-    def whole(self, timeout: float, again: list[str]) -> TestRun:
+    def whole(self, timeout: float, again: list[str], trace: list[str] | None = None) -> TestRun:
         """The whole suite once and `again` VERIFY_RUNS times, kept as `made`."""
         limit = timeout + self.suite_timeout
-        run = run_pytest(self.sandbox, None, timeout=limit, repeat=VERIFY_RUNS, again=again)
+        run = run_pytest(
+            self.sandbox, None, timeout=limit, repeat=VERIFY_RUNS, again=again, trace=trace
+        )
         self.made = SuiteRun(run, self.sandbox.changes())
         return run
 
-    def __call__(self, scope: list[str], timeout: float, again: list[str]) -> TestRun | None:
-        """`Task.suite`: the whole suite's run cut to `scope`; None when not worth it."""
+    def __call__(
+        self, scope: list[str], timeout: float, again: list[str], trace: list[str]
+    ) -> TestRun | None:
+        """`Task.suite`: the whole suite's run cut to `scope`; None when not worth it.
+        `trace`: the tests whose lines its second round traces (TestRun.lines)."""
         self.made = None  # a later verification: the earlier run no longer holds
-        return self.whole(timeout, again).within(scope) if self.wanted(scope) else None
+        return self.whole(timeout, again, trace).within(scope) if self.wanted(scope) else None

@@ -351,3 +351,22 @@ def test_a_deep_failure_keeps_the_tests_own_frame(tmp_path: Path) -> None:
     # Where the test called in, then where it broke: the test's line is its crash line.
     assert frames[0] == ("tests/test_deep.py", "test_deep") and frames[-1] == ("deep.py", "f9")
     assert len(frames) == 6 and deep.crash_line == 5
+
+
+TRACED_SOURCE = "def twice(n):\n    if n < 0:\n        return 0\n    return n * 2\n"
+TRACED_TESTS = (
+    "from calc import twice\n\n\n"
+    "def test_twice():\n    assert twice(2) == 4\n\n\n"
+    "def test_negative():\n    assert twice(-1) == 0\n"
+)
+
+
+def test_a_repeated_run_traces_the_lines_of_the_tests_it_names(tmp_path: Path) -> None:
+    files = {"calc.py": TRACED_SOURCE, "tests/test_calc.py": TRACED_TESTS}
+    with LocalSandbox(make_project(tmp_path, files)) as sandbox:
+        again = ["tests/test_calc.py::test_twice", "tests/test_calc.py::test_negative"]
+        traced = run_pytest(sandbox, None, 60, repeat=3, again=again, trace=again[:1])
+        plain = run_pytest(sandbox, None, 60, repeat=3, again=again)
+    # The source's lines only (not the test's), of the named test only.
+    assert traced.lines == {"tests/test_calc.py::test_twice": {"calc.py": [2, 4]}}
+    assert traced.ok and plain.lines == {}

@@ -175,6 +175,29 @@ def test_a_module_that_failed_to_import_needs_only_its_repaired_tests_lines(
 
         sandbox.exec = exec_  # type: ignore[method-assign]
         reason = cannot_fail(sandbox, session, baseline, sandbox.changes(), ["tests/test_calc.py"])
-    assert reason is None
-    # The original module ran no test: only the repaired tests' lines are measured.
-    assert sum("coverage run" in command for command in commands) == 1
+        again = ["tests/test_calc.py"]
+        verified = run_pytest(sandbox, None, timeout=120, repeat=3, again=again, trace=again)
+        commands_before = len(commands)
+        traced = cannot_fail(
+            sandbox, session, baseline, sandbox.changes(), again, verified=verified
+        )
+    assert reason is None and traced is None
+    # The original module ran no test: only the repaired tests' lines are measured, and
+    # by no coverage run at all where the verification run traced them.
+    assert sum("coverage run" in command for command in commands[:commands_before]) == 1
+    assert not any("coverage run" in command for command in commands[commands_before:])
+
+
+def test_verification_traces_the_repairs_whose_original_ran_no_source_line() -> None:
+    from coder.workflows.fix.baseline import Group
+    from coder.workflows.fix.group import Task
+    from tools import TestOutcome, TestRun
+
+    failures = [
+        TestOutcome(nodeid="tests/t.py::test_a[1]", outcome="failed", lines={"calc.py": [3]}),
+        TestOutcome(nodeid="tests/t.py::test_b[1]", outcome="failed", lines={}),
+        TestOutcome(nodeid="tests/t.py::test_b[2]", outcome="failed", lines={}),
+        TestOutcome(nodeid="tests/t.py::test_c", outcome="failed"),  # not traced
+    ]
+    task = Task(Group("tests/t.py", failures), Baseline(TestRun()))
+    assert task.trace == ["tests/t.py::test_b", "tests/t.py::test_c"]

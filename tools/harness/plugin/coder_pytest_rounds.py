@@ -44,6 +44,19 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     items[:] = keep + repeated * (rounds - 1)
 
 
+def _trace_wanted(item: Any) -> bool:
+    """The test is named in CODER_PYTEST_TRACE, ran once already, and has no lines yet."""
+    global _TRACE
+    if _TRACE is None:
+        _TRACE = _names("CODER_PYTEST_TRACE") or (lambda nodeid: False)
+    if report._state is None or not report._state.tests.get(item.nodeid):
+        return False
+    return "lines" not in report._state.tests[item.nodeid] and bool(_TRACE(item.nodeid))
+
+
+_TRACE: Any = None
+
+
 def _names(variable: str) -> Any:
     """Is a node id listed in the file `variable` names, or inside one listed? (None: no file)"""
     path = os.environ.get(variable)
@@ -61,8 +74,12 @@ def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
     # failure is told from a real one without a second pytest start and collection.
     # Only a failure of the test itself: a fixture that failed to set up (or tear down)
     # may keep its failure cached for its scope, so only a new process tries it afresh.
+    # A test named in CODER_PYTEST_TRACE has the lines it runs traced on its second run
+    # (a repeated round: the repaired test, measured without a coverage run).
+    tracing = _start_tracing() if _trace_wanted(item) else None
     yield
     entry = report._state.tests.get(item.nodeid) if report._state is not None else None
+    _stop_tracing(tracing, entry)
     if report._state is None or not entry or entry["outcome"] != "failed":
         return
     least, most, seconds = _reruns(os.environ.get("CODER_PYTEST_RERUNS", ""))
@@ -116,8 +133,17 @@ def _unread(excinfo: Any, style: Any = None) -> str:
 def _traced(entry: dict[str, Any], run: Any) -> Any:
     """run()'s result; the lines it ran of the project's own files into entry["lines"]
     (relative path: sorted line numbers), unless another tracer is active."""
-    if sys.gettrace() is not None or report._state is None:
+    lines = _start_tracing()
+    try:
         return run()
+    finally:
+        _stop_tracing(lines, entry)
+
+
+def _start_tracing() -> dict[str, set[int]] | None:
+    """A tracer of lines run in the project's own files, started; None: another is on."""
+    if sys.gettrace() is not None or report._state is None:
+        return None
     root = report._state.root + os.sep
     lines: dict[str, set[int]] = {}
     chosen: dict[str, set[int] | None] = {}
@@ -138,11 +164,17 @@ def _traced(entry: dict[str, Any], run: Any) -> Any:
         return line
 
     sys.settrace(enter)
-    try:
-        return run()
-    finally:
-        sys.settrace(None)
-        ran = {os.path.relpath(f, root[:-1]): sorted(n) for f, n in lines.items() if n}
+    return lines
+
+
+def _stop_tracing(lines: dict[str, set[int]] | None, entry: dict[str, Any] | None) -> None:
+    """The tracer stopped; what it saw into entry["lines"] (relative POSIX paths)."""
+    if lines is None or report._state is None:
+        return
+    sys.settrace(None)
+    root = report._state.root
+    ran = {os.path.relpath(f, root): sorted(n) for f, n in lines.items() if n}
+    if entry is not None:
         entry["lines"] = {path.replace(os.sep, "/"): found for path, found in ran.items()}
 
 

@@ -10,15 +10,13 @@ out of them (when the report still does not arrive whole, it is read from its fi
 
 from __future__ import annotations
 
-import json
-import re
 import shlex
 from collections.abc import Mapping
-from typing import Any
 
 from sandbox import ExecResult, Sandbox, SandboxError
 from tools.harness.held import Held
 from tools.harness.inplace import install, installing, plugin_source
+from tools.harness.reportfile import from_output, from_report, parse_report
 from tools.harness.testrun import TestOutcome, TestRun
 
 PLUGIN_NAME = "coder_pytest_report"
@@ -42,8 +40,6 @@ _MARK = "@@coder-pytest-report@@"
 DEFAULT_RUNNER = "python3 -m pytest"
 _TAIL_CHARS = 3000
 _OUTPUT_TAIL_BYTES = 16000
-_FAILED = ("failed", "error")
-_SUMMARY_WORD = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
 
 
 def pytest_command(tests: list[str] | None = None, runner: str = DEFAULT_RUNNER) -> str:
@@ -175,12 +171,12 @@ def collect_test_run(sandbox: Sandbox, result: ExecResult, timeout: float) -> Te
     interpreter = ""
     if report_text.startswith(_INTERPRETER):  # the script found no report to print
         interpreter, report_text = report_text.removeprefix(_INTERPRETER).strip(), ""
-    report = _parse_report(report_text) if marker else None
+    report = parse_report(report_text) if marker else None
     if report is None and (not marker or report_text):  # cut short on its way here
-        report = _parse_report(_read_text(sandbox, REPORT_PATH))
+        report = parse_report(_read_text(sandbox, REPORT_PATH))
     if not marker:
         output = result.stdout or _read_tail(sandbox)
-    run = _from_report(report) if report is not None else _from_output(output)
+    run = from_report(report) if report is not None else from_output(output)
     run.exit_code = report["exit_code"] if report is not None else result.exit_code
     run.interpreter = run.interpreter or interpreter
     shown = ExecResult(result.exit_code, output, result.stderr, result.timed_out, result.duration)
@@ -250,52 +246,6 @@ def _mark_timeout(run: TestRun, timeout: float, running: str | None) -> None:
                 message=f"still running when pytest was killed after {timeout:g}s",
             )
         )
-
-
-def _from_report(report: dict[str, Any]) -> TestRun:
-    tests = [TestOutcome.model_validate(entry) for entry in report.get("tests", [])]
-    totals = report.get("totals", {})
-    return TestRun(
-        passed=totals.get("passed", 0),
-        failed=totals.get("failed", 0),
-        errors=totals.get("error", 0),
-        skipped=totals.get("skipped", 0),
-        xfailed=totals.get("xfailed", 0),
-        xpassed=totals.get("xpassed", 0),
-        failures=[test for test in tests if test.outcome in _FAILED],
-        outcomes={test.nodeid: test.outcome for test in tests},
-        expected_failures=[test for test in tests if test.outcome == "xfailed"],
-        duration=float(report.get("duration", 0.0)),
-        test_time=sum(test.duration for test in tests),
-        report_found=True,
-        collected=report.get("collected"),
-        interpreter=str(report.get("interpreter") or ""),
-        outcome_hooks=list(report.get("outcome_hooks") or []),
-        lines={test.nodeid: test.lines for test in tests if test.lines is not None},
-    )
-
-
-def _from_output(stdout: str) -> TestRun:
-    """Counts from pytest's final summary line, e.g. `1 failed, 2 passed in 0.12s`."""
-    run = TestRun()
-    for line in reversed(stdout.splitlines()):
-        words = _SUMMARY_WORD.findall(line)
-        if words and re.search(r" in [\d.]+s", line):
-            for count, word in words:
-                field = "errors" if word.startswith("error") else word
-                setattr(run, field, int(count))
-            break
-    return run
-
-
-def _parse_report(text: str) -> dict[str, Any] | None:
-    if not text.strip():
-        return None
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return report if isinstance(report, dict) else None
 
 
 def _read_text(sandbox: Sandbox, path: str) -> str:

@@ -4,25 +4,36 @@ source in place."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from coder.workflows.fix.ahead import Ahead
-from coder.workflows.fix.baseline import take_baseline
+from coder.workflows.fix.baseline import Baseline, take_baseline
 from coder.workflows.fix.group import GroupOutcome
 from coder.workflows.fix.strength import units_of
 from coder.workflows.fix.together import strength_of_all
+from coder.workflows.session import Session
+from sandbox import Sandbox
 from tests.workflows.fix.test_together import SIZES, _repo, _session, _test_file
 
 HONEST = {n: _test_file(n).replace(f"== {2 * n}", f"== {3 * n}").encode() for n in (1, 2)}
 DOUBLES = [f"tests/test_s{n}.py::test_double_{n}" for n in (1, 2)]
 
 
-def test_the_run_ahead_counts_only_for_a_repair_still_as_it_ran(tmp_path: Path) -> None:
+@contextmanager
+def _repaired(tmp_path: Path) -> Iterator[tuple[Session, Sandbox, Baseline]]:
+    """Two groups' honest repairs written in a local sandbox after its baseline."""
     repo = _repo(tmp_path, files=2)
     session = _session(repo)
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = take_baseline(sandbox, None, 60, lambda _: None)
         sandbox.write_many({f"tests/test_s{n}.py": data for n, data in HONEST.items()})
+        yield session, sandbox, baseline
+
+
+def test_the_run_ahead_counts_only_for_a_repair_still_as_it_ran(tmp_path: Path) -> None:
+    with _repaired(tmp_path) as (session, sandbox, baseline):
         ahead = Ahead(session, sandbox, baseline.run.failures)
         ahead.start(DOUBLES)
         ahead.wait()
@@ -37,11 +48,7 @@ def test_the_run_ahead_counts_only_for_a_repair_still_as_it_ran(tmp_path: Path) 
 
 
 def test_while_it_runs_calls_wait_and_changes_are_those_it_puts_back(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, files=2)
-    session = _session(repo)
-    with session.open_sandbox(quiet=True) as sandbox:
-        baseline = take_baseline(sandbox, None, 60, lambda _: None)
-        sandbox.write_many({f"tests/test_s{n}.py": data for n, data in HONEST.items()})
+    with _repaired(tmp_path) as (session, sandbox, baseline):
         before = sandbox.changes()
         ahead = Ahead(session, sandbox, baseline.run.failures)
         ahead.start(DOUBLES)
@@ -67,7 +74,7 @@ class _Counted:
 
         def exec_(command: str, *args: object, **kwargs: object) -> object:
             self.brief += "--tb=no" in command
-            return attr(command, *args, **kwargs)  # type: ignore[operator]
+            return attr(command, *args, **kwargs)
 
         return exec_
 
@@ -75,11 +82,7 @@ class _Counted:
 def test_the_strength_check_runs_again_only_what_the_run_ahead_did_not_decide(
     tmp_path: Path,
 ) -> None:
-    repo = _repo(tmp_path, files=2)
-    session = _session(repo)
-    with session.open_sandbox(quiet=True) as sandbox:
-        baseline = take_baseline(sandbox, None, 60, lambda _: None)
-        sandbox.write_many({f"tests/test_s{n}.py": data for n, data in HONEST.items()})
+    with _repaired(tmp_path) as (session, sandbox, baseline):
         ahead = Ahead(session, sandbox, baseline.run.failures)
         ahead.start(DOUBLES)
         ahead.wait()

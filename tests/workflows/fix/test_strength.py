@@ -116,17 +116,23 @@ def _traced_check(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None,
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
         sandbox.write(TEST_FILE, repaired.encode())
-        commands: list[str] = []
-        real_exec = sandbox.exec
-
-        def exec_(command: str, *args: Any, **kwargs: Any) -> Any:
-            commands.append(command)
-            return real_exec(command, *args, **kwargs)
-
-        sandbox.exec = exec_  # type: ignore[method-assign]
+        commands = _recording(sandbox)
         reason = cannot_fail(sandbox, session, baseline, sandbox.changes(), [TAX, UNIT])
         assert sandbox.read("shop/prices.py").decode() == SOURCE
     return reason, commands, baseline.run.failures
+
+
+def _recording(sandbox: Any) -> list[str]:
+    """The commands `sandbox` runs from now on, in order."""
+    commands: list[str] = []
+    real_exec = sandbox.exec
+
+    def exec_(command: str, *args: Any, **kwargs: Any) -> Any:
+        commands.append(command)
+        return real_exec(command, *args, **kwargs)
+
+    sandbox.exec = exec_
+    return commands
 
 
 def test_the_baseline_traces_the_lines_a_failing_test_runs(tmp_path: Path, kind: str) -> None:
@@ -166,14 +172,7 @@ def test_a_module_that_failed_to_import_needs_only_its_repaired_tests_lines(
         baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
         assert [f.nodeid for f in baseline.run.failures] == ["tests/test_calc.py"]
         sandbox.write("tests/test_calc.py", new.encode())
-        commands: list[str] = []
-        real_exec = sandbox.exec
-
-        def exec_(command: str, *args: Any, **kwargs: Any) -> Any:
-            commands.append(command)
-            return real_exec(command, *args, **kwargs)
-
-        sandbox.exec = exec_  # type: ignore[method-assign]
+        commands = _recording(sandbox)
         reason = cannot_fail(sandbox, session, baseline, sandbox.changes(), ["tests/test_calc.py"])
         again = ["tests/test_calc.py"]
         verified = run_pytest(sandbox, None, timeout=120, repeat=3, again=again, trace=again)

@@ -122,13 +122,7 @@ def traced_at_baseline(
             continue
         if not mine or any(f.lines is None for f in mine):
             continue
-        found[unit.label] = {
-            (path, number)
-            for failure in mine
-            for path, numbers in (failure.lines or {}).items()
-            if path in known and not is_test_file(path)
-            for number in numbers
-        }
+        found[unit.label] = _source_lines([f.lines or {} for f in mine], known)
     return found
 
 
@@ -144,14 +138,19 @@ def _traced_now(
         mine = [nodeid for nodeid in verified.outcomes if _of(unit, nodeid)]
         if not mine or any(nodeid not in verified.lines for nodeid in mine):
             return None
-        found[unit.label] = {
-            (path, number)
-            for nodeid in mine
-            for path, numbers in verified.lines[nodeid].items()
-            if path in known and not is_test_file(path)
-            for number in numbers
-        }
+        found[unit.label] = _source_lines([verified.lines[nodeid] for nodeid in mine], known)
     return found, verified
+
+
+def _source_lines(traced: list[dict[str, list[int]]], known: set[str]) -> Lines:
+    """The traced lines of the repository's source files (not its tests) as hunt lines."""
+    return {
+        (path, number)
+        for lines in traced
+        for path, numbers in lines.items()
+        if path in known and not is_test_file(path)
+        for number in numbers
+    }
 
 
 def _of(unit: Unit, nodeid: str) -> bool:

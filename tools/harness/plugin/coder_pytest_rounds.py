@@ -6,7 +6,8 @@ tests and run them in rounds (each file collected once); CODER_PYTEST_RERUNS rer
 test that failed at once, in this process. Its first rerun also records the lines it
 runs of the project's files outside the test folders (`lines` in the test's entry), with
 a tracer of its own when no other is active: the lines the failing test reaches, without
-a coverage run. Standard library and long-stable pytest only.
+a coverage run; CODER_PYTEST_TRACE names more tests whose second run is traced so (the
+repaired tests of a verification run). Standard library and long-stable pytest only.
 """
 
 from __future__ import annotations

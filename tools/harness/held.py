@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from sandbox import ExecResult, Sandbox
-from tools.harness.inplace import FAILED, MAX_INLINE_BYTES, drop_bytecode, write_now, write_shell
+from tools.harness.inplace import FAILED, drop_bytecode, write_now, write_shell
 
 Swaps = Mapping[str, tuple[bytes | None, bytes | None]]
 """Per workspace path, its bytes during the run (None: absent) and after it."""
@@ -33,9 +33,8 @@ class Held:
         self.sandbox = sandbox
         self.first = {path: first for path, (first, _) in swaps.items()}
         self.second = {path: second for path, (_, second) in swaps.items()}
-        size = sum(len(data or b"") for data in (*self.first.values(), *self.second.values()))
         put, back = write_shell(self.first), write_shell(self.second)
-        self.inline = bool(swaps) and size <= MAX_INLINE_BYTES and bool(put and back)
+        self.inline = bool(swaps) and bool(put and back)
         self.prologue = self.epilogue = ""
         if self.inline and put and back:
             self.prologue, self.epilogue = put, f"{back}printf '\\n{_BACK}\\n'"

@@ -26,6 +26,7 @@ import posixpath
 import secrets
 import shlex
 import weakref
+import zlib
 from collections.abc import Mapping
 from importlib import resources
 
@@ -35,13 +36,14 @@ _INSTALLED: weakref.WeakKeyDictionary[Sandbox, set[str]] = weakref.WeakKeyDictio
 """Per sandbox, the helper files this process has written into it."""
 
 MAX_INLINE_BYTES = 48 * 1024
-"""The most file bytes one command carries (base64 makes a third more)."""
+"""The most bytes one write carries in a command, as sent: the files' JSON, compressed
+(zlib), then base64. Two such writes and a pytest script stay below Linux's 128 KiB."""
 FAILED = 95
 """Exit code of the script when a file could not be written."""
 _SCRIPT = r"""
-import base64, glob, json, os, sys
+import base64, glob, json, os, sys, zlib
 root = os.path.realpath(".")
-for rel, data in json.load(sys.stdin).items():
+for rel, data in json.loads(zlib.decompress(base64.b64decode(sys.stdin.read()))).items():
     if rel.startswith("/") or ".." in rel.split("/"):
         sys.exit(95)
     folder, name = os.path.split(rel)
@@ -55,7 +57,7 @@ for rel, data in json.load(sys.stdin).items():
     if data is not None:
         fd = os.open(rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as out:
-            out.write(base64.b64decode(data))
+            out.write(data.encode("latin-1"))
     stem = os.path.join(folder, "__pycache__", name[:-3] if name.endswith(".py") else name)
     for cached in glob.glob(glob.escape(stem) + ".*.pyc"):
         os.unlink(cached)
@@ -66,17 +68,17 @@ def write_shell(files: Mapping[str, bytes | None]) -> str | None:
     """Shell that writes `files` (workspace paths; None: remove it) and drops their cached
     bytecode, exiting FAILED from the command if it cannot; None when they are too large
     to travel in a command."""
-    if sum(len(data or b"") for data in files.values()) > MAX_INLINE_BYTES:
-        return None
-    payload = {
-        posixpath.normpath(path): None if data is None else base64.b64encode(data).decode()
+    if sum(len(data or b"") for data in files.values()) > 16 * MAX_INLINE_BYTES:
+        return None  # not worth compressing to find out
+    payload = {  # latin-1: each byte one character, so text compresses as text
+        posixpath.normpath(path): None if data is None else data.decode("latin-1")
         for path, data in files.items()
     }
+    packed = base64.b64encode(zlib.compress(json.dumps(payload).encode(), 6)).decode()
+    if len(packed) > MAX_INLINE_BYTES:
+        return None
     end = f"CODER_FILES_{secrets.token_hex(8)}"
-    return (
-        f"python3 -I -c {shlex.quote(_SCRIPT)} <<'{end}' || exit {FAILED}\n"
-        f"{json.dumps(payload)}\n{end}\n"
-    )
+    return f"python3 -I -c {shlex.quote(_SCRIPT)} <<'{end}' || exit {FAILED}\n{packed}\n{end}\n"
 
 
 def write_now(sandbox: Sandbox, files: Mapping[str, bytes | None]) -> None:

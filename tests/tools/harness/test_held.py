@@ -5,6 +5,7 @@ them, and when the run is cut short."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,8 @@ def test_files_too_large_for_a_command_go_through_the_host_and_come_back(
     project: Path, sandbox_factory: SandboxFactory
 ) -> None:
     sandbox = sandbox_factory(project)
-    padding = b"# " + b"x" * MAX_INLINE_BYTES + b"\n"
+    noise = "".join(f"# {secrets.token_hex(32)}\n" for _ in range(MAX_INLINE_BYTES // 32))
+    padding = noise.encode()  # random digits do not compress: too large for a command
     swaps = {"calc.py": (HEAD + padding, CALC.encode())}
     held = Held(sandbox, swaps)
     assert not held.inline

@@ -4,6 +4,7 @@ and mutant runs that write, run and restore in one exec, or fall back to host wr
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,8 @@ def test_a_mutant_run_is_one_exec_and_puts_the_original_back(
 def test_a_file_too_large_for_a_command_is_written_by_the_host(
     project: Path, sandbox_factory: SandboxFactory
 ) -> None:
-    big = CALC + "# padding\n" * (MAX_INLINE_BYTES // 10 + 1)
+    # Random digits: they do not compress, so they cannot travel in a command.
+    big = CALC + "".join(f"# {secrets.token_hex(32)}\n" for _ in range(MAX_INLINE_BYTES // 32))
     sandbox = sandbox_factory(project)
     sandbox.write("calc.py", big.encode())
     assert write_shell({"calc.py": big.encode()}) is None
@@ -121,3 +123,10 @@ def test_a_test_that_prints_the_restored_mark_does_not_fake_a_restore(
         run_mutants(sandbox, [mutant], lambda _: ["tests/test_calc.py"], timeout_s=120)
     print(raised.value)
     assert not (outside / "calc.py").exists()
+
+
+def test_text_travels_compressed_so_a_large_source_file_still_fits_one_command() -> None:
+    text = "".join(f"def f{n}(value):\n    return value * {n}\n\n\n" for n in range(3000))
+    assert len(text) > 2 * MAX_INLINE_BYTES
+    shell = write_shell({"calc.py": text.encode()})
+    assert shell is not None and len(shell) < MAX_INLINE_BYTES + 2000

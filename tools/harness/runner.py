@@ -127,33 +127,37 @@ def exec_pytest(
     `held` holds files at other bytes for the run's length, in the same exec.
     Read the result with `collect_test_run`.
     """
+
+    def command(before: str = "", after: str = "") -> str:
+        ending = f"{epilogue}\n{after}" if epilogue and after else epilogue or after
+        script = _script(_selected(tests, repeat, brief), runner, ending, before + prologue)
+        if repeat > 1 and (tests or again):  # without tests: the whole suite, then `again`
+            script = _repeated(tests, repeat, again) + script
+            if trace:
+                script = _listed(trace, TRACE_PATH, "CODER_PYTEST_TRACE") + script
+        if reruns:
+            script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
+        return script
+
     if held is not None:
         return held.around(
-            lambda before, after: exec_pytest(
-                sandbox,
-                tests,
-                timeout,
-                runner=runner,
-                prologue=before + prologue,
-                epilogue=f"{epilogue}\n{after}" if epilogue and after else epilogue or after,
-                repeat=repeat,
-                again=again,
-                brief=brief,
-                reruns=reruns,
-                helpers=helpers,
-            )
+            lambda before, after: _run(sandbox, command(before, after), timeout, helpers)
         )
+    return _run(sandbox, command(), timeout, helpers)
+
+
+def _selected(tests: list[str] | None, repeat: int, brief: bool) -> list[str] | None:
+    """pytest's arguments: the tests (their files, when repeated) and its options."""
     options = ["--tb=no"] if brief else []
-    selected = [*(tests or []), *options] if tests or brief else None
     if repeat > 1 and tests:
-        selected = _files(tests) + options
-    script = _script(selected, runner, epilogue, prologue)
-    if repeat > 1 and (tests or again):  # without tests: the whole suite, then `again`
-        script = _repeated(tests, repeat, again) + script
-        if trace:
-            script = _listed(trace, TRACE_PATH, "CODER_PYTEST_TRACE") + script
-    if reruns:
-        script = "export CODER_PYTEST_RERUNS={}:{}:{:g}; ".format(*reruns) + script
+        return _files(tests) + options
+    return [*(tests or []), *options] if tests or brief else None
+
+
+def _run(
+    sandbox: Sandbox, script: str, timeout: float, helpers: Mapping[str, bytes] | None
+) -> ExecResult:
+    """One exec of `script`, coder's plugins and `helpers` written first where missing."""
     wanted = {PLUGIN_FILE: plugin_source(PLUGIN_NAME), ROUNDS_FILE: plugin_source(ROUNDS_NAME)}
     needed = {**wanted, **(helpers or {})}
     writes = "".join(installing(sandbox, path, data) for path, data in needed.items())

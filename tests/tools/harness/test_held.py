@@ -12,6 +12,7 @@ import pytest
 
 from sandbox import Sandbox, SandboxError
 from tests.helpers import SandboxFactory, write_tree
+from tests.tools.harness.test_inplace import linked_outside
 from tools import Held, run_pytest
 from tools.harness.inplace import MAX_INLINE_BYTES
 
@@ -75,9 +76,7 @@ def test_a_folder_that_leads_outside_is_refused_by_the_command_and_the_host(
     project: Path, sandbox_factory: SandboxFactory, tmp_path: Path
 ) -> None:
     sandbox = sandbox_factory(project)
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    assert sandbox.exec(f"ln -s {outside} out").exit_code == 0
+    outside = linked_outside(sandbox, tmp_path)
     swaps = {"out/evil.py": (b"x = 1\n", None), "calc.py": (HEAD, CALC.encode())}
     with pytest.raises(SandboxError):
         run_pytest(sandbox, ["tests/test_calc.py"], 60, held=Held(sandbox, swaps))

@@ -52,13 +52,19 @@ def test_files_land_links_are_replaced_and_bytecode_goes(
     assert "new/deep/mod.py" not in sandbox.list(".")
 
 
+def linked_outside(sandbox: Sandbox, tmp_path: Path) -> Path:
+    """A folder outside the workspace, which `out` in the workspace links to."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    assert sandbox.exec(f"ln -s {outside} out").exit_code == 0
+    return outside
+
+
 def test_a_folder_that_leads_outside_the_workspace_is_refused(
     project: Path, sandbox_factory: SandboxFactory, tmp_path: Path
 ) -> None:
     sandbox = sandbox_factory(project)
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    assert sandbox.exec(f"ln -s {outside} out").exit_code == 0
+    outside = linked_outside(sandbox, tmp_path)
     shell = write_shell({"out/evil.py": b"x = 1\n"})
     assert shell is not None
     assert sandbox.exec(shell).exit_code != 0

@@ -78,7 +78,9 @@ def run_forked(
     """Run `mutants` (each with tests to run) by forking; `texts` are their files'
     original texts. A sandbox whose pytest cannot do it leaves every mutant in `left`."""
     sources = {path: SourceText(text) for path, text in texts.items()}
-    entries = [_entry(number, m, sources[m.path], tests_for(m)) for number, m in enumerate(mutants)]
+    entries = [
+        mutant_entry(number, m, sources[m.path], tests_for(m)) for number, m in enumerate(mutants)
+    ]
     spec = {
         "mutants": entries,
         "timeout_s": timeout_s,
@@ -99,7 +101,7 @@ def run_forked(
         epilogue=f"printf '\\n{_MARK}\\n'; head -c {_MAX_OUT_BYTES} {OUT_PATH}",
     )
     _, marker, lines = result.stdout.rpartition(f"\n{_MARK}\n")
-    return _read(mutants, lines if marker else "", stop_at_first_kill, budget_s is not None)
+    return read_lines(mutants, lines if marker else "", stop_at_first_kill, budget_s is not None)
 
 
 def fork_first(
@@ -128,7 +130,7 @@ def fork_first(
     )
     done = set()
     for mutant, result in forked.results:
-        outcomes.append(_from_fork(mutant, tuple(tests_for(mutant)), result, timeout_s))
+        outcomes.append(outcome_of(mutant, tuple(tests_for(mutant)), result, timeout_s))
         done.add(mutant)
     left = [mutant for mutant in mutants if mutant not in done]
     if not forked.stopped:
@@ -137,7 +139,7 @@ def fork_first(
     return left, "first kill" if stop_at_first_kill and killed else "budget"
 
 
-def _from_fork(
+def outcome_of(
     mutant: Mutant, tests: tuple[str, ...], result: ForkResult, timeout: float
 ) -> MutantOutcome:
     if result.status == "killed":
@@ -151,7 +153,9 @@ def _from_fork(
     return MutantOutcome(mutant, "survived", reason, None, tests, result.duration)
 
 
-def _entry(number: int, mutant: Mutant, source: SourceText, tests: Sequence[str]) -> dict[str, Any]:
+def mutant_entry(
+    number: int, mutant: Mutant, source: SourceText, tests: Sequence[str]
+) -> dict[str, Any]:
     return {
         "id": number,
         "path": mutant.path,
@@ -163,7 +167,7 @@ def _entry(number: int, mutant: Mutant, source: SourceText, tests: Sequence[str]
     }
 
 
-def _read(mutants: Sequence[Mutant], lines: str, first_kill: bool, budgeted: bool) -> Forked:
+def read_lines(mutants: Sequence[Mutant], lines: str, first_kill: bool, budgeted: bool) -> Forked:
     """The decided mutants from the plugin's lines. Fail closed: a mutant with more than
     one line (a test in the sandbox can write to that file too) is not decided here, and
     without exactly one control line nothing is."""

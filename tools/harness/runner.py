@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from sandbox import ExecResult, Sandbox, SandboxError
 from tools.harness.held import Held
 from tools.harness.inplace import install, installing, plugin_source
 from tools.harness.reportfile import from_output, from_report, parse_report
 from tools.harness.testrun import TestOutcome, TestRun
+
+if TYPE_CHECKING:  # ride.py reads its lines with forked.py, which runs pytest here
+    from tools.harness.ride import Ride
 
 PLUGIN_NAME = "coder_pytest_report"
 PLUGIN_DIR = ".coder/pytest_plugin"
@@ -71,6 +75,7 @@ def run_pytest(
     reruns: tuple[int, int, float] | None = None,
     held: Held | None = None,
     trace: list[str] | None = None,
+    ride: Ride | None = None,
 ) -> TestRun:
     """Run pytest (all tests, or the given node ids / paths) and collect the results;
     `repeat` runs each of `tests` that many times in the one process (TestOutcome.runs
@@ -83,14 +88,21 @@ def run_pytest(
     `least` cost at most `seconds` (or a quarter of the run's time so far).
     `held`: files held at other bytes for the length of the run (tools.harness.held).
     `trace` (with `repeat`): the tests whose second run has its lines traced (TestRun.lines).
+    `ride`: mutants forked from the run's process once its tests ran (tools.harness.ride),
+    their outcomes kept in it.
 
     One exec does it all (clear the old report, run, print the output's tail and the new
     report after a marker): each round trip to a container costs tens of milliseconds.
     """
+    extra = ride.extra_seconds() if ride is not None else 0.0
     result = exec_pytest(
         sandbox,
         tests,
-        timeout,
+        timeout + extra,
+        runner=ride.runner(DEFAULT_RUNNER) if ride is not None else DEFAULT_RUNNER,
+        prologue=ride.prologue() if ride is not None else "",
+        epilogue=ride.epilogue() if ride is not None else "",
+        helpers=ride.helpers() if ride is not None else None,
         repeat=repeat,
         again=again,
         brief=brief,
@@ -98,7 +110,7 @@ def run_pytest(
         held=held,
         trace=trace,
     )
-    return collect_test_run(sandbox, result, timeout)
+    return collect_test_run(sandbox, ride.take(result) if ride else result, timeout)
 
 
 def exec_pytest(

@@ -19,6 +19,7 @@ from coder.agent.trace import pytest_event
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline, Group
 from coder.workflows.fix.judge import STILL_RED, Verdict, judge, own_reasons, scope_of
+from coder.workflows.fix.riding import ride_for
 from coder.workflows.fix.strength import cannot_fail
 from coder.workflows.fix.suite import VERIFY_RUNS
 from coder.workflows.fix.tampering import added_hooks
@@ -26,6 +27,7 @@ from coder.workflows.fix.verify import describe, find_weakenings
 from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
 from tools import (
+    Ride,
     TestRun,
     TestRunner,
     allow_all_writes,
@@ -36,6 +38,7 @@ from tools import (
 )
 
 MAX_ROUNDS = 3
+SuiteVerifier = Callable[[list[str], float, list[str], list[str], Ride | None], TestRun | None]
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,7 @@ class Task:
     strength: bool = True
     """Whether verification checks the repaired tests can still fail (together.py checks
     that for all groups at once, afterwards)."""
-    suite: Callable[[list[str], float, list[str], list[str]], TestRun | None] | None = None
+    suite: SuiteVerifier | None = None
     """Makes verification's own run (scope, timeout, the tests repeated) one of the whole
     suite where that is cheap, for the final gate to take (suite.py); None: of the scope."""
 
@@ -219,7 +222,8 @@ def verify(
     weakenings = find_weakenings(before, changes)
     if weakenings:
         return Verdict(describe(weakenings))
-    run = repeated(sandbox, session, task, prior, whole=True)
+    ride = ride_for(sandbox, session, baseline, changes, group.nodeids) if task.strength else None
+    run = repeated(sandbox, session, task, prior, whole=True, ride=ride)
     if run.timed_out or not run.report_found:
         return Verdict(
             f"the tests of {group.file} did not run to the end {VERIFY_RUNS} times:\n"
@@ -233,7 +237,8 @@ def verify(
         return replace(verdict, problem=f"{verdict.problem}:\n{render_test_run(run)}")
     problem = added_hooks(baseline.run, run)
     if problem is None and task.strength:
-        problem = cannot_fail(sandbox, session, baseline, changes, verdict.fixed, verified=run)
+        fixed = verdict.fixed
+        problem = cannot_fail(sandbox, session, baseline, changes, fixed, verified=run, ride=ride)
     return replace(verdict, problem=problem)
 
 
@@ -243,6 +248,7 @@ def repeated(
     task: Task,
     prior: TestRun | None = None,
     whole: bool = False,
+    ride: Ride | None = None,
 ) -> TestRun:
     """The task's scope run once and the group's own tests VERIFY_RUNS times, in one
     pytest process: a flaky repair shows, without a fresh interpreter each time, and the
@@ -250,17 +256,21 @@ def repeated(
     `prior` is such a run already: the agent's last run of the scope, made by coder's
     run_tests (a model cannot forge it) on these very files. What changed after it outside
     them is caught by the final gate, which runs the whole suite on what is delivered.
-    `whole`: the run is verification's, which `task.suite` may make of the whole suite."""
+    `whole`: the run is verification's, which `task.suite` may make of the whole suite.
+    `ride`: mutants its process tries after (riding.py); a run shared with other groups
+    (`task.runs`) and the agent's own do not take it."""
     if prior is not None and prior.report_found and not prior.timed_out:
         return prior
     timeout = session.settings.test_timeout * VERIFY_RUNS
     suite, trace = task.suite if whole else None, task.trace if whole else None
-    run = suite(task.scope, timeout, task.again, trace or []) if suite else None
+    run = suite(task.scope, timeout, task.again, trace or [], ride) if suite else None
     if run is None and task.runs is not None:
         run = task.runs(task.scope, timeout, VERIFY_RUNS, task.again)
     elif run is None:
         again = task.again
-        run = run_pytest(sandbox, task.scope, timeout, repeat=VERIFY_RUNS, again=again, trace=trace)
+        run = run_pytest(
+            sandbox, task.scope, timeout, repeat=VERIFY_RUNS, again=again, trace=trace, ride=ride
+        )
     session.tracer.event("test_run", **pytest_event("verify", run))
     return run
 

@@ -99,13 +99,8 @@ class Hunt:
     def kill(
         self, unit: Unit, lines: Lines, limit: int = FIRST_TRIES, others: Lines | None = None
     ) -> None:
-        """Mutants of `lines` not tried yet against the unit's tests, to the first kill;
-        the lines no other test runs (not in `others`) first: a mutant there is the one
-        most likely to fail this test."""
-        tried, others, read = set(unit.tried), others or set(), self.read
-        own = self._mutants(lines - others, limit - len(unit.tried), tried, read)
-        shared = self._mutants(lines & others, limit - len(unit.tried) - len(own), tried, read)
-        mutants = own + shared
+        """Mutants of `lines` not tried yet against the unit's tests, to the first kill."""
+        mutants = self.choose(unit, lines, limit, others)
         left = self.deadline - time.monotonic()
         if not mutants or left <= 0:
             return
@@ -116,11 +111,22 @@ class Hunt:
             timeout_s=self.timeout,
             budget_s=left,
             stop_at_first_kill=True,
-            originals=read,  # as first read: each mutant run puts them back as read
+            originals=self.read,  # as first read: each mutant run puts them back as read
         )
         # An invalid outcome (the tests fail without the mutant too) proves nothing: tried.
         unit.tried += [outcome.mutant for outcome in result.outcomes]
         unit.killed = unit.killed or result.killed > 0
+
+    def choose(
+        self, unit: Unit, lines: Lines, limit: int = FIRST_TRIES, others: Lines | None = None
+    ) -> list[Mutant]:
+        """Up to `limit` mutants of `lines` the unit has not tried (their files' bytes kept
+        in `read`); the lines no other test runs (not in `others`) first: a mutant there
+        is the one most likely to fail this test."""
+        tried, others, read = set(unit.tried), others or set(), self.read
+        own = self._mutants(lines - others, limit - len(unit.tried), tried, read)
+        shared = self._mutants(lines & others, limit - len(unit.tried) - len(own), tried, read)
+        return own + shared
 
     def _mutants(
         self, lines: Lines, limit: int, tried: set[Mutant], read: dict[str, bytes]

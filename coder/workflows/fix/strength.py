@@ -34,7 +34,7 @@ from coder.workflows.fix.hunt import Hunt, Lines, Unit, swapped
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.session import Session
 from sandbox import Sandbox
-from tools import COVERAGE_NOT_INSTALLED, Swaps, TestRun, is_test_file
+from tools import COVERAGE_NOT_INSTALLED, Ride, Swaps, TestRun, is_test_file
 
 MUTANTS_PER_TEST = 8
 _UNMEASURABLE: weakref.WeakSet[Sandbox] = weakref.WeakSet()
@@ -54,15 +54,20 @@ def cannot_fail(
     repaired: list[str],
     caught: bool = True,
     verified: TestRun | None = None,
+    ride: Ride | None = None,
 ) -> str | None:
     """Why the repaired tests could not fail against a change of the code they test, or
     None; `caught`: try the change itself first (False: the caller has, caught.py);
     `verified`: the verification run, whose traced lines (TestRun.lines) spare the
-    coverage run of the repaired tests."""
+    coverage run of the repaired tests; `ride`: mutants that rode on it (riding.py),
+    whose kills stand (a survivor there may still be tried in a process of its own)."""
     units = units_of(repaired)
     if only_renamed(session, changes):
         return None  # the original tests, spelling the source's new names (renamed.py)
-    if caught:
+    for unit in units:
+        unit.killed = ride is not None and ride.killed(unit.label) is not None
+    units = [unit for unit in units if not unit.killed]
+    if caught and units:
         caught_by_the_change(sandbox, session, baseline.run.failures, units)
     units = [unit for unit in units if not unit.killed]
     if not units or sandbox in _UNMEASURABLE:
@@ -79,14 +84,14 @@ def cannot_fail(
         return _unmeasured(session, first)
     covered = {**traced, **(first[0] if isinstance(first, tuple) else {})}
     for unit in units:
-        hunt.kill(unit, covered.get(unit.label, set()), others=_others(covered, unit))
+        hunt.kill(unit, covered.get(unit.label, set()), others=others_lines(covered, unit))
     left = [unit for unit in units if not unit.killed]
     if left:
         second = _traced_now(verified, left, hunt.known) or hunt.lines(left)
         if isinstance(second, str):
             return _unmeasured(session, second)
         for unit in left:
-            hunt.kill(unit, second[0][unit.label], MUTANTS_PER_TEST, _others(second[0], unit))
+            hunt.kill(unit, second[0][unit.label], MUTANTS_PER_TEST, others_lines(second[0], unit))
     weak = [unit for unit in units if not unit.killed and unit.tried]
     return _judge_at_head(sandbox, session, hunt, weak) if weak else None
 
@@ -157,7 +162,7 @@ def _of(unit: Unit, nodeid: str) -> bool:
     return nodeid == unit.label or nodeid.startswith((f"{unit.label}[", f"{unit.label}::"))
 
 
-def _others(covered: dict[str, Lines], unit: Unit) -> Lines:
+def others_lines(covered: dict[str, Lines], unit: Unit) -> Lines:
     """The lines the other tests of the repair run."""
     return set().union(*(lines for label, lines in covered.items() if label != unit.label))
 

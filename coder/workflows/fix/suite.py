@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from coder.delivery.patching import Changes
 from sandbox import Sandbox
-from tools import TestRun, run_pytest
+from tools import Ride, TestRun, run_pytest
 
 VERIFY_RUNS = 3
 """How many times verification runs a repaired test (group.py's, the one source)."""
@@ -55,19 +55,39 @@ class SuiteVerification:
         rest = self.baseline.duration * (total - inside) / total if total else 0.0
         return inside * 2 >= total or rest <= CHEAP_REST_S
 
-    def whole(self, timeout: float, again: list[str], trace: list[str] | None = None) -> TestRun:
-        """The whole suite once and `again` VERIFY_RUNS times, kept as `made`."""
+    def whole(
+        self,
+        timeout: float,
+        again: list[str],
+        trace: list[str] | None = None,
+        ride: Ride | None = None,
+    ) -> TestRun:
+        """The whole suite once and `again` VERIFY_RUNS times, kept as `made`; `ride`:
+        mutants forked from its process after (riding.py)."""
         limit = timeout + self.suite_timeout
         run = run_pytest(
-            self.sandbox, None, timeout=limit, repeat=VERIFY_RUNS, again=again, trace=trace
+            self.sandbox,
+            None,
+            timeout=limit,
+            repeat=VERIFY_RUNS,
+            again=again,
+            trace=trace,
+            ride=ride,
         )
         self.made = SuiteRun(run, self.sandbox.changes())
         return run
 
     def __call__(
-        self, scope: list[str], timeout: float, again: list[str], trace: list[str]
+        self,
+        scope: list[str],
+        timeout: float,
+        again: list[str],
+        trace: list[str],
+        ride: Ride | None = None,
     ) -> TestRun | None:
         """`Task.suite`: the whole suite's run cut to `scope`; None when not worth it.
         `trace`: the tests whose lines its second round traces (TestRun.lines)."""
         self.made = None  # a later verification: the earlier run no longer holds
-        return self.whole(timeout, again, trace).within(scope) if self.wanted(scope) else None
+        if not self.wanted(scope):
+            return None
+        return self.whole(timeout, again, trace, ride).within(scope)

@@ -13,6 +13,12 @@ nothing about a mutant. A mutant this cannot place (outside a function's body, a
 function that was never created, a closure that differs) is reported "unsupported", and
 the caller runs it in a process of its own. One JSON line per mutant goes to
 CODER_MUTANTS_OUT as each ends, so a run cut short keeps what it finished.
+
+CODER_MUTANTS_AFTER names a spec that rides on an ordinary run instead: the session runs
+its tests as it would, and then, in the same process, the forks run (a verification run
+whose repaired tests are tried against mutants without a pytest start of their own).
+A mutant's `group` ends with its group's first kill (`first_kill`), and a `digest` that
+its file no longer has leaves it unsupported.
 Standard library and long-stable pytest only.
 """
 
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import hashlib
 import importlib
 import json
 import os
@@ -48,6 +55,25 @@ def pytest_runtestloop(session: Any) -> Any:
     return True
 
 
+def pytest_configure(config: Any) -> None:
+    if os.environ.get("CODER_MUTANTS_AFTER") and not os.environ.get("CODER_MUTANTS"):
+        config.pluginmanager.register(_After(), "coder_pytest_mutants_after")
+
+
+class _After:
+    """The forks run once the session's own tests ran (CODER_MUTANTS_AFTER)."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtestloop(self, session: Any) -> Any:
+        yield
+        if session.shouldstop or session.shouldfail:
+            return
+        with open(os.environ["CODER_MUTANTS_AFTER"], encoding="utf-8") as handle:
+            spec = json.load(handle)
+        with open(os.environ["CODER_MUTANTS_OUT"], "w", encoding="utf-8") as out:
+            _run(session, spec, out)
+
+
 def _run(session: Any, spec: dict[str, Any], out: Any) -> None:
     started = time.monotonic()
     chosen = {m["id"]: _selected(session.items, m["tests"]) for m in spec["mutants"]}
@@ -58,9 +84,12 @@ def _run(session: Any, spec: dict[str, Any], out: Any) -> None:
         return
     live = _Functions({m["path"] for m in spec["mutants"]})
     deadline = spec.get("budget_s")
+    ended: set[Any] = set()  # groups whose first kill came
     for mutant in spec["mutants"]:
         if deadline is not None and time.monotonic() - started >= float(deadline):
             break
+        if mutant.get("group") in ended:
+            continue
         tests = chosen[mutant["id"]]
         swaps = _unplaceable(mutant, tests, failing) or live.mutated_code(mutant)
         if isinstance(swaps, str):
@@ -70,7 +99,7 @@ def _run(session: Any, spec: dict[str, Any], out: Any) -> None:
         result = _in_child(work, float(spec["timeout_s"]))
         _emit(out, {"id": mutant["id"], **result})
         if spec.get("first_kill") and result["status"] in ("killed", "timed_out"):
-            break
+            ended.add(mutant.get("group"))
 
 
 def _selected(items: list[Any], names: list[str]) -> list[Any]:
@@ -102,10 +131,13 @@ class _Functions:
         self.imported = {path: _import(path) for path in paths}
         self.by_code: dict[tuple[str, str, int], list[Any]] = {}
         self.caches: list[Any] = []
+        where: dict[str, str | None] = {}  # co_filename -> mutated path: one realpath each
         for obj in gc.get_objects():
             if isinstance(obj, types.FunctionType):
                 code = obj.__code__
-                path = self.files.get(os.path.realpath(code.co_filename))
+                if code.co_filename not in where:
+                    where[code.co_filename] = self.files.get(os.path.realpath(code.co_filename))
+                path = where[code.co_filename]
                 if path is not None:
                     key = (path, code.co_name, code.co_firstlineno)
                     self.by_code.setdefault(key, []).append(obj)
@@ -126,6 +158,9 @@ class _Functions:
             return f"no live function {levels[0][0]} (line {levels[0][1]})"
         with open(path, encoding="utf-8", newline="") as handle:
             text = handle.read()
+        digest = mutant.get("digest")
+        if digest and hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
+            return "its file is not the text the mutant was made from"
         text = text[: mutant["start"]] + mutant["replacement"] + text[mutant["end"] :]
         try:
             tree = compile(text, levels[0][2][0].__code__.co_filename, "exec", dont_inherit=True)

@@ -1,0 +1,50 @@
+"""A repaired test's first mutants, tried in the verification run's own process.
+
+The mutant hunt (strength.py) starts with a few mutants of the source lines the original
+test ran, which the baseline traced: they are known before verification. So they ride on
+it (tools.harness.ride): once its rounds ran, the verification process forks, each
+mutant is swapped into the live functions and the repaired test runs against it, to its
+unit's first kill. An honest repair is then shown to check the code without a pytest
+start of its own; what the ride leaves undecided (no traced lines, a mutant outside any
+function, a survivor, a run that did not take the ride) goes to the hunt as before.
+"""
+
+from __future__ import annotations
+
+from coder.delivery.patching import Changes
+from coder.workflows.fix.baseline import Baseline
+from coder.workflows.fix.hunt import Hunt
+from coder.workflows.fix.renamed import only_renamed
+from coder.workflows.fix.strength import others_lines, traced_at_baseline, units_of
+from coder.workflows.session import Session
+from sandbox import Sandbox
+from tools import Ride
+
+RIDE_BUDGET_S = 10.0
+"""Seconds of forked mutant runs a verification run takes on, at most."""
+
+
+def ride_for(
+    sandbox: Sandbox, session: Session, baseline: Baseline, changes: Changes, nodeids: list[str]
+) -> Ride | None:
+    """The first mutants of each repaired unit of `nodeids` (the group's failing tests)
+    whose original lines the baseline traced; None when there are none to try."""
+    if only_renamed(session, changes):
+        return None  # strength.py asks for no mutant then
+    units = units_of(nodeids)
+    hunt = Hunt(
+        sandbox, set(session.files.hashes), session.settings.test_timeout, baseline.run.duration
+    )
+    hunt.held = {**session.files.kept, **changes}
+    traced = traced_at_baseline(baseline, units, changes, hunt.known)
+    mutants = [
+        (mutant, (unit.label,), unit.label)
+        for unit in units
+        if traced.get(unit.label)
+        for mutant in hunt.choose(unit, traced[unit.label], others=others_lines(traced, unit))
+    ]
+    if not mutants:
+        return None
+    texts = {path: data.decode("utf-8") for path, data in hunt.read.items()}
+    budget = min(RIDE_BUDGET_S, session.settings.test_timeout)
+    return Ride(mutants, texts, hunt.timeout, budget)

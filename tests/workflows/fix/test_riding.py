@@ -15,7 +15,7 @@ from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.riding import ride_for
 from coder.workflows.fix.strength import cannot_fail
 from coder.workflows.session import Session
-from tests.helpers import TEST_IMAGE
+from tests.helpers import TEST_IMAGE, commit_all, write_tree
 from tests.workflows.fix.test_cheats import MONKEYPATCHED, SOURCE, TEST_FILE, _repo, _tests
 from tests.workflows.fix.test_strength import TAX, UNIT, _recording
 from tools import run_pytest
@@ -71,13 +71,28 @@ def test_a_cheat_is_refused_after_its_ride_as_before(tmp_path: Path, kind: str) 
     assert any("pytest" in command for command in commands)
 
 
-def test_a_test_the_baseline_traced_nothing_of_takes_no_ride(tmp_path: Path) -> None:
-    repo = _repo(tmp_path)
+def test_a_module_that_failed_to_import_rides_on_the_functions_it_names(
+    tmp_path: Path,
+) -> None:
+    source = "def total(values):\n    return sum(values)\n\n\ndef other():\n    return 1\n"
+    old = "from calc import add_all\n\n\ndef test_total():\n    assert add_all([1, 2]) == 3\n"
+    new = old.replace("add_all", "total")
+    repo = commit_all(write_tree(tmp_path / "repo", {"calc.py": source, "tests/test_calc.py": old}))
     hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
     session = Session.start(
         "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
     )
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
-        # no line of the source traced for it: a test that was not among the failures
-        assert ride_for(sandbox, session, baseline, {}, [f"{TEST_FILE}::test_missing"]) is None
+        sandbox.write("tests/test_calc.py", new.encode())
+        changes, unit = sandbox.changes(), ["tests/test_calc.py"]
+        ride = ride_for(sandbox, session, baseline, changes, unit)
+        assert ride is not None  # the baseline traced nothing: the names it uses lead
+        assert {(m.path, m.line) for m, _, _ in ride.mutants} == {("calc.py", 2)}
+        verified = run_pytest(sandbox, None, 120, repeat=3, again=unit, trace=unit, ride=ride)
+        commands = _recording(sandbox)
+        reason = cannot_fail(
+            sandbox, session, baseline, changes, unit, verified=verified, ride=ride
+        )
+    assert reason is None and ride.killed("tests/test_calc.py") is not None
+    assert not any("pytest" in command for command in commands)

@@ -134,7 +134,7 @@ def take_baseline(
     if not run.failures:
         baseline.flaky = _green_flaky(sandbox, run, tests, timeout)
     else:
-        rerun = [f for f in run.failures if f.runs <= 1]  # errors: not rerun in process
+        rerun = [f for f in run.failures if f.runs <= 1]  # fixtures' errors: not rerun in process
         again = _red_flaky(sandbox, rerun, timeout) if rerun else set()
         baseline.flaky = [f.nodeid for f in run.failures if f.passes or f.nodeid in again]
     stable = [f for f in run.failures if f.nodeid not in baseline.flaky]

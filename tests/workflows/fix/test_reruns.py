@@ -8,6 +8,7 @@ from pathlib import Path
 from coder.workflows.fix.baseline import RERUNS, take_baseline
 from sandbox import LocalSandbox
 from tests.helpers import write_tree
+from tests.workflows.fix.test_strength import _recording
 
 COUNTED = (
     "import time\nfrom pathlib import Path\n\n\n"
@@ -92,3 +93,36 @@ def test_each_rerun_sets_its_fixtures_up_anew_and_xfail_rules_still_decide(
     assert setups == teardowns == 3
     # A strict xfail that passes fails, on every rerun too: broken, never flaky.
     assert [g.nodeids for g in baseline.groups] == [["tests/test_f.py::test_strict_xpass"]]
+
+
+FLAKY_IMPORT = (
+    "from pathlib import Path\n\n"
+    "tries = Path(__file__).parent / 'imports'\n"
+    "tries.write_text(tries.read_text() + 'x' if tries.exists() else 'x')\n"
+    "if tries.read_text() == 'x':\n"
+    "    raise ImportError('the first import fails')\n\n\n"
+    "def test_after_import():\n    assert True\n"
+)
+BROKEN_IMPORT = (
+    "from pathlib import Path\n\n(Path(__file__).parent / 'broken').open('a').write('x')\n"
+)
+BROKEN_IMPORT += "from os import no_such_name\n\n\ndef test_never():\n    pass\n"
+
+
+def test_a_module_that_failed_to_import_is_collected_again_in_the_same_process(
+    tmp_path: Path,
+) -> None:
+    files = {"tests/test_flaky_import.py": FLAKY_IMPORT, "tests/test_broken.py": BROKEN_IMPORT}
+    repo = write_tree(tmp_path / "repo", files)
+    with LocalSandbox(repo) as sandbox:
+        commands = _recording(sandbox)
+        baseline = take_baseline(sandbox, None, 60, lambda _: None)
+        imports, broken = sandbox.read("tests/imports"), sandbox.read("tests/broken")
+    # The import that fails once is flaky, the one that always fails is to repair; each
+    # was tried twice, both times in the baseline's own process.
+    assert baseline.flaky == ["tests/test_flaky_import.py"]
+    assert [g.nodeids for g in baseline.groups] == [["tests/test_broken.py"]]
+    assert (imports, broken) == (b"xx", b"xx")
+    assert len(commands) == 1
+    failures = {f.nodeid: (f.runs, f.passes) for f in baseline.run.failures}
+    assert failures == {"tests/test_flaky_import.py": (2, 1), "tests/test_broken.py": (2, 0)}

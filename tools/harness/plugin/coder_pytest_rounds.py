@@ -7,7 +7,11 @@ test that failed at once, in this process. Its first rerun also records the line
 runs of the project's files outside the test folders (`lines` in the test's entry), with
 a tracer of its own when no other is active: the lines the failing test reaches, without
 a coverage run; CODER_PYTEST_TRACE names more tests whose second run is traced so (the
-repaired tests of a verification run). Standard library and long-stable pytest only.
+repaired tests of a verification run). With CODER_PYTEST_RERUNS, a test module that
+failed to collect is collected once more in this process (its import tried again), and
+its entry counts that try (`runs` 2, `passes` 1 if it collected): a collection error
+that goes away is flaky, without a new pytest process to show it. Standard library and
+long-stable pytest only.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Any
 
 import coder_pytest_report as report
 import pytest
+
+_report = report  # the module, in hooks whose argument pytest names `report`
 
 
 @pytest.hookimpl(trylast=True)
@@ -43,6 +49,41 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep + repeated * (rounds - 1)
+
+
+_COLLECTED_AGAIN: dict[str, bool] = {}
+"""Module node id -> whether it collected when tried again (failed ones only)."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: Any) -> Any:
+    outcome = yield
+    failed = outcome.get_result().failed
+    if failed and isinstance(collector, pytest.Module) and _reruns(_setting())[1]:
+        _COLLECTED_AGAIN[collector.nodeid] = _collects_again(collector)
+
+
+def _collects_again(module: Any) -> bool:
+    """The module imports and collects when tried once more: a module whose import
+    failed kept no object, so collecting it again imports it again."""
+    try:
+        list(module.collect())
+    except (Exception, pytest.skip.Exception, pytest.fail.Exception):  # noqa: BLE001
+        return False
+    return True
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collectreport(report: Any) -> None:  # after coder_pytest_report's entry
+    again = _COLLECTED_AGAIN.pop(report.nodeid, None)
+    state = _report._state
+    entry = state.tests.get(report.nodeid) if state is not None else None
+    if again is not None and entry is not None:
+        entry.update(runs=2, passes=int(again))
+
+
+def _setting() -> str:
+    return os.environ.get("CODER_PYTEST_RERUNS", "")
 
 
 def _trace_wanted(item: Any) -> bool:
@@ -83,7 +124,7 @@ def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
     _stop_tracing(tracing, entry)
     if report._state is None or not entry or entry["outcome"] != "failed":
         return
-    least, most, seconds = _reruns(os.environ.get("CODER_PYTEST_RERUNS", ""))
+    least, most, seconds = _reruns(_setting())
     if not most:
         return
     style, item.config.option.tbstyle = item.config.option.tbstyle, "no"  # no tracebacks

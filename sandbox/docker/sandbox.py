@@ -108,10 +108,15 @@ class DockerSandbox(Lifecycle):
             options = container_options(self.config)
             create_and_start(client, options, hold)
             self._container = hold[0]
+            # The image's tools are looked for while the copy goes in; a miss is looked
+            # for again once the workspace is there (a pytest the project vendors).
+            early = self._pool.submit(self._tools_problem)
             if not self._put(archive):
                 raise SandboxError("could not copy the repository into the container")
             self._engine(lambda: open_workspace(self._started(), self.config.image))
-            self._check_tools()
+            problem = early.result() and self._tools_problem()
+            if problem:
+                raise SandboxUnavailable(problem)
         except BaseException:
             self._container = self._container or (hold[0] if hold else None)
             self.close()
@@ -219,14 +224,16 @@ class DockerSandbox(Lifecycle):
         finally:
             close_archive(stream)
 
-    def _check_tools(self) -> None:
+    def _tools_problem(self) -> str:
+        """Why the image cannot run the tests ("" when it can)."""
         code, _, err = self._run(["python3", "-c", _FIND_PYTEST])
-        if code != 0:
-            raise SandboxUnavailable(
-                f"the image {self.config.image!r} has no working python3 with pytest "
-                f"({err.strip().splitlines()[-1] if err.strip() else f'exit {code}'}); "
-                "build the default image with `coder sandbox build` or pass --image"
-            )
+        if code == 0:
+            return ""
+        return (
+            f"the image {self.config.image!r} has no working python3 with pytest "
+            f"({err.strip().splitlines()[-1] if err.strip() else f'exit {code}'}); "
+            "build the default image with `coder sandbox build` or pass --image"
+        )
 
     def _run(self, argv: builtins.list[str], workdir: str = WORKSPACE) -> tuple[int, bytes, str]:
         """One exec: (exit code, stdout bytes, stderr text), each stream capped."""

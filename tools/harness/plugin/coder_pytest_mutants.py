@@ -179,10 +179,10 @@ class _Functions:
 
 def _import(path: str) -> str:
     """ "" once the module at `path` is imported (here, before any fork), else why not."""
-    real = os.path.realpath(path)
+    real, name = os.path.realpath(path), os.path.basename(path)
     for module in list(sys.modules.values()):
-        file = getattr(module, "__file__", None)
-        if isinstance(file, str) and os.path.realpath(file) == real:
+        file = getattr(module, "__file__", None)  # a realpath only where the name matches
+        if isinstance(file, str) and file.endswith(name) and os.path.realpath(file) == real:
             return ""
     for entry in sys.path:
         root = os.path.realpath(entry or ".")
@@ -226,21 +226,30 @@ def _control(tests: list[Any], timeout: float) -> set[str] | None:
 
 
 def _run_tests(tests: list[Any], every: bool = False) -> dict[str, Any]:
-    """Run `tests` in order; the first failure ends it (`every`: all run, failures listed)."""
+    """Run `tests` in order; the first failure ends it (`every`: all run, failures listed).
+    In a forked child only: a failure is told by its exception's line alone (pytest's
+    traceback, with the source of every frame, was most of a killed mutant's time)."""
     from _pytest.runner import runtestprotocol  # stable since pytest 3; not a hook
 
     failed: list[str] = []
     for index, item in enumerate(tests):
         following = tests[index + 1] if index + 1 < len(tests) else None
+        item.repr_failure = _exception_line
         reports = runtestprotocol(item, nextitem=following, log=False)
         bad = next((r for r in reports if r.failed), None)
         if bad is not None and not every:
-            crash = getattr(getattr(bad, "longrepr", None), "reprcrash", None)
-            message = str(getattr(crash, "message", "") or bad.outcome)
+            longrepr = getattr(bad, "longrepr", None)
+            crash = getattr(longrepr, "reprcrash", None)
+            told = longrepr if isinstance(longrepr, str) else ""
+            message = str(getattr(crash, "message", "") or told or bad.outcome)
             return {"status": "killed", "by": item.nodeid, "message": message[:_MESSAGE_CHARS]}
         if bad is not None:
             failed.append(item.nodeid)
     return {"status": "killed" if failed else "survived", "failed": failed}
+
+
+def _exception_line(excinfo: Any, style: Any = None) -> str:
+    return str(excinfo.exconly())
 
 
 def _in_child(work: Any, timeout: float) -> dict[str, Any]:

@@ -40,11 +40,14 @@ def open_sandbox(
     builtin: bool = False,
     engine: str | None = None,
     python_path: tuple[str, ...] = (),
+    probed: bool = False,
 ) -> Sandbox:
     """A sandbox (not yet entered) holding a copy of `repo`, Docker set-up already done,
     its tests importing `python_path` first. `builtin`: the session's model is an offline
-    engine (see the module docstring); `engine`: the Docker engine (None: DOCKER_HOST)."""
-    sandbox = _open(settings, repo, warn, run_id, info, builtin, engine)
+    engine (see the module docstring); `engine`: the Docker engine (None: DOCKER_HOST);
+    `probed`: the caller probes the interpreter first thing (environment.py), so a
+    container does not look for python3 and pytest as it starts."""
+    sandbox = _open(settings, repo, warn, run_id, info, builtin, engine, probed)
     if python_path:
         sandbox.set_python_path(python_path)
     return sandbox
@@ -58,6 +61,7 @@ def _open(
     info: Say | None,
     builtin: bool,
     engine: str | None,
+    probed: bool,
 ) -> Sandbox:
     if settings.sandbox == "local":
         return _local(settings, repo, warn, builtin)
@@ -65,7 +69,7 @@ def _open(
     if docker_problem is None:
         # Quiet sandboxes (info None) say nothing, warnings about the set-up included.
         say = (info or _silent, warn if info else _silent)
-        return _docker(settings, repo, run_id, engine, say)
+        return _docker(settings, repo, run_id, engine, say, probed)
     local = _local(settings, repo, warn, builtin, docker_problem)
     warn(f"{docker_problem}; using {local.isolation}")
     return local
@@ -165,12 +169,18 @@ def _silent(_: str) -> None:
 
 
 def _docker(
-    settings: Settings, repo: Path, run_id: str, engine: str | None, say: tuple[Say, Say]
+    settings: Settings,
+    repo: Path,
+    run_id: str,
+    engine: str | None,
+    say: tuple[Say, Say],
+    probed: bool,
 ) -> DockerSandbox:
     info, warn = say
     image = prepared_image(settings, repo, info, warn, engine)
     config = DockerSandboxConfig(
         engine=engine,
+        check_tools=not probed,
         image=image,
         default_timeout=settings.shell_timeout,
         run_id=run_id,

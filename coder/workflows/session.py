@@ -126,9 +126,10 @@ class Session:
     def repo(self) -> Path:
         return self.files.repo
 
-    def open_sandbox(self, *, quiet: bool = False) -> LeasedSandbox:
+    def open_sandbox(self, *, quiet: bool = False, probed: bool = False) -> LeasedSandbox:
         """A sandbox (to enter) holding a copy of the repository, on the least busy of the
-        run's engines; `quiet` keeps the set-up lines to the first one a run opens."""
+        run's engines; `quiet` keeps the set-up lines to the first one a run opens;
+        `probed`: the caller runs check_environment on it first thing (see open_sandbox)."""
         info = None if quiet else self.hooks.info
         warn, run_id, builtin = self.hooks.warn, self.run_dir.run_id, is_builtin(self.model)
         if not quiet:
@@ -139,7 +140,9 @@ class Session:
                 )
         settings, repo, first = self.settings, self.repo, self.python_path
         return self.engines.leased(
-            lambda engine: open_sandbox(settings, repo, warn, run_id, info, builtin, engine, first)
+            lambda engine: open_sandbox(
+                settings, repo, warn, run_id, info, builtin, engine, first, probed
+            )
         )
 
     def agent(

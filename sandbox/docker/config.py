@@ -49,6 +49,9 @@ class DockerSandboxConfig(BaseModel):
     or the default socket."""
     run_id: str = "adhoc"
     """Written into the container's labels so crashed runs can be found and pruned."""
+    check_tools: bool = True
+    """Look for python3 with pytest as the container starts (a clear error for an image
+    without them); off for a caller that probes the interpreter itself first thing."""
 
 
 def container_options(config: DockerSandboxConfig) -> dict[str, Any]:

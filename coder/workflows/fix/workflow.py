@@ -58,7 +58,7 @@ def fix_repo(
     # One sandbox carries the baseline, the repairs (one group after another) and the
     # final gate: a container or a copy is made once, not once per step.
     try:
-        with session.open_sandbox() as main:
+        with session.open_sandbox(probed=True) as main:  # first_look probes it
             read_ahead(repo)  # HEAD's Python files, for the strength check, read meanwhile
             first, share = _share(session, first_look(session, main, options.tests), options)
             gate = FinalGate([]) if first.stop else _repair(session, main, first, options, done)

@@ -51,7 +51,7 @@ def gen_repo(
 ) -> GenReport:
     only = selected_paths(repo, options)  # a bad --target or ref fails before any run
     session = Session.start("gen", settings, repo, hooks, model)
-    with session.open_sandbox() as sandbox:
+    with session.open_sandbox(probed=True) as sandbox:  # _generation probes it
         try:
             generation = _generation(session, sandbox, only, options)
         except (SandboxGone, UnsafeChange) as error:  # the run ends with its report

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from coder.cli import main
-from sandbox.docker import owner_labels
+from sandbox import SandboxUnavailable
+from sandbox.docker import DockerSandbox, DockerSandboxConfig, owner_labels
 from tests.helpers import FIXTURES, TEST_IMAGE, fixture_repo, git
 
 pytestmark = pytest.mark.docker
@@ -181,6 +182,29 @@ def test_an_image_without_pytest_is_a_clear_error(
     err = capsys.readouterr().err
     assert code == 2
     assert "pytest" in err and "coder sandbox build" in err and "Traceback" not in err
+
+
+def test_fix_on_an_image_without_pytest_stops_at_its_probe_clearly(
+    calc: Path, image_without_pytest: str, capsys: Any
+) -> None:
+    # fix probes the interpreter first thing, so its container does not look for pytest
+    # as it starts: the probe says what is missing and how to give it to the image.
+    args = ["fix", str(calc), "--sandbox", "docker", "--image", image_without_pytest]
+    code = main([*args, "--model", "builtin"])
+    said = capsys.readouterr()
+    assert code == 1 and said.out.startswith("cannot_run")
+    assert "cannot import pytest" in said.out and "--setup" in said.out
+    assert "Traceback" not in said.out + said.err
+
+
+def test_a_sandbox_told_its_caller_probes_starts_without_looking_for_pytest(
+    calc: Path, image_without_pytest: str
+) -> None:
+    probed = DockerSandboxConfig(image=image_without_pytest, check_tools=False)
+    with DockerSandbox(calc, probed) as sandbox:
+        assert sandbox.exec("python3 -c 'import pytest'").exit_code != 0
+    with pytest.raises(SandboxUnavailable, match="no working python3 with pytest"):
+        DockerSandbox(calc, DockerSandboxConfig(image=image_without_pytest)).start()
 
 
 def test_no_engine_with_sandbox_docker_exits_2_and_auto_falls_back(

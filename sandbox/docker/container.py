@@ -19,6 +19,14 @@ from sandbox.shield import deferred_interrupts
 
 _UNSAFE_NAME = re.compile(r"[^a-zA-Z0-9_.-]")
 _MISSING_SLEEP = ("executable file not found", "no such file or directory")
+FIND_PYTEST = (
+    "import importlib.util, sys; "
+    "sys.exit(None if importlib.util.find_spec('pytest') else \"No module named 'pytest'\")"
+)
+"""Finding pytest without importing it keeps ~0.1 s of `import pytest` out of every
+start-up; a pytest that is installed but broken shows up in the first test run instead.
+Not run isolated on purpose: it must see pytest as the test runs will (the user site of
+--setup, the workspace); it runs before the model and only its exit status is used."""
 
 
 def container_name(run_id: str) -> str:
@@ -44,6 +52,17 @@ def create_and_start(client: Any, options: dict[str, Any], hold: list[Any]) -> N
                 "or pass another --image"
             ) from None
         raise SandboxUnavailable(f"a container of {image!r} did not start: {text}") from None
+
+
+def tools_problem(code: int, err: str, image: str) -> str:
+    """What FIND_PYTEST's exit `code` and `err` say is wrong with `image` ("": nothing)."""
+    if code == 0:
+        return ""
+    said = err.strip().splitlines()[-1] if err.strip() else f"exit {code}"
+    return (
+        f"the image {image!r} has no working python3 with pytest ({said}); "
+        "build the default image with `coder sandbox build` or pass --image"
+    )
 
 
 def remove_container(container: Any) -> None:

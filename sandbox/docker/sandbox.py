@@ -25,12 +25,14 @@ from sandbox.base import (
 )
 from sandbox.docker.config import SANDBOX_ENV, DockerSandboxConfig, container_options
 from sandbox.docker.container import (
+    FIND_PYTEST,
     close_archive,
     close_stream,
     create_and_start,
     engine_failure,
     gone_reason,
     remove_container,
+    tools_problem,
 )
 from sandbox.docker.engine import connect, require_image
 from sandbox.docker.files import (
@@ -59,14 +61,6 @@ _GONE_CHECKS = 5
 _SUSPECT_EXITS = (137, 126, -1)
 # Seconds to wait for a killed command's output stream to close.
 _GRACE_SECONDS = 10.0
-# Finding pytest without importing it keeps ~0.1 s of `import pytest` out of every start-up;
-# a pytest that is installed but broken shows up in the first test run instead. Not run
-# isolated on purpose: it must see pytest as the test runs will (the user site of
-# --setup, the workspace); it runs before the model and only its exit status is used.
-_FIND_PYTEST = (
-    "import importlib.util, sys; "
-    "sys.exit(None if importlib.util.find_spec('pytest') else \"No module named 'pytest'\")"
-)
 
 
 class DockerSandbox(Lifecycle):
@@ -226,14 +220,8 @@ class DockerSandbox(Lifecycle):
 
     def _tools_problem(self) -> str:
         """Why the image cannot run the tests ("" when it can)."""
-        code, _, err = self._run(["python3", "-c", _FIND_PYTEST])
-        if code == 0:
-            return ""
-        return (
-            f"the image {self.config.image!r} has no working python3 with pytest "
-            f"({err.strip().splitlines()[-1] if err.strip() else f'exit {code}'}); "
-            "build the default image with `coder sandbox build` or pass --image"
-        )
+        code, _, err = self._run(["python3", "-c", FIND_PYTEST])
+        return tools_problem(code, err, self.config.image)
 
     def _run(self, argv: builtins.list[str], workdir: str = WORKSPACE) -> tuple[int, bytes, str]:
         """One exec: (exit code, stdout bytes, stderr text), each stream capped."""

@@ -17,10 +17,9 @@ import random
 import time
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from coder.config import DEFAULTS
@@ -39,6 +38,9 @@ from coder.models.base import (
 )
 from coder.models.wire import context_overflow, request_messages, tools_hint
 from coder.redaction import Redactor
+
+if TYPE_CHECKING:  # imported where a request is made: a builtin run never needs it
+    import httpx
 
 _RETRY_STATUSES = {408, 429}
 
@@ -138,6 +140,8 @@ class OpenAIModel:
         return _parse_reply(data, messages)
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
+        import httpx
+
         headers = {"Authorization": f"Bearer {self.config.api_key}"} if self.config.api_key else {}
         try:
             # A client per request: nothing to close later, no socket left for the GC to warn on.

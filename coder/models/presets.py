@@ -9,15 +9,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
-
-import httpx
+from typing import TYPE_CHECKING, Literal
 
 from coder.config import DEFAULTS, Settings
 from coder.models.base import Model, ModelSpecError
 from coder.models.openai import OpenAIModel, OpenAIModelConfig
 from coder.models.scripted import ScriptedModel
 from coder.models.textproto import TextProtocolModel
+
+if TYPE_CHECKING:  # imported where a request is made: a builtin run never needs it
+    import httpx
 
 OLLAMA_NOTE = (
     "ollama: its OpenAI endpoint ignores a context size sent by the client and cuts long "

@@ -51,6 +51,16 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     items[:] = keep + repeated * (rounds - 1)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: Any, nextitem: Any) -> None:
+    # A round that runs the same test next (one repeated test): pytest keeps what is set
+    # up for the next item, which is the test itself, so its own fixtures would stay up
+    # and the repeat find them gone from its arguments. The test alone is torn down
+    # here; what the collectors above it set up stays, as between two tests.
+    if nextitem is item:
+        item.session._setupstate.teardown_exact(item.parent)
+
+
 _COLLECTED_AGAIN: dict[str, bool] = {}
 """Module node id -> whether it collected when tried again (failed ones only)."""
 

@@ -29,7 +29,7 @@ from tools.harness.inplace import write_now
 from tools.harness.mutants import Mutant, apply_mutant, mutants_for
 from tools.harness.mutation import mutant_timeout, run_mutants
 from tools.harness.outcomes import MutantOutcome, MutantStatus, MutationResult, OperatorScore
-from tools.harness.ride import Ride
+from tools.harness.ride import Ride, Swap, SwapFile
 from tools.harness.runner import run_pytest
 from tools.harness.testrun import (
     Comparison,
@@ -65,6 +65,8 @@ __all__ = [
     "MutationResult",
     "OperatorScore",
     "Ride",
+    "Swap",
+    "SwapFile",
     "Target",
     "TestCoverage",
     "TestOutcome",

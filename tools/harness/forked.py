@@ -34,6 +34,16 @@ from tools.harness.source import SourceText
 
 MUTANTS_NAME = "coder_pytest_mutants"
 MUTANTS_FILE = f".coder/pytest_plugin/{MUTANTS_NAME}.py"
+LIVE_NAME = "coder_pytest_live"
+"""The mutants plugin's helper module (live functions and their code), beside it."""
+
+
+def plugin_files() -> dict[str, bytes]:
+    """The mutants plugin and its helper, by their paths in the sandbox."""
+    folder = MUTANTS_FILE.rsplit("/", 1)[0]
+    return {f"{folder}/{name}.py": plugin_source(name) for name in (MUTANTS_NAME, LIVE_NAME)}
+
+
 SPEC_PATH = ".coder/mutants.json"
 OUT_PATH = ".coder/mutants.jsonl"
 _MARK = "@@coder-mutants@@"
@@ -88,7 +98,8 @@ def run_forked(
         "budget_s": budget_s,
         "first_kill": stop_at_first_kill,
     }
-    install(sandbox, MUTANTS_FILE, plugin_source(MUTANTS_NAME))
+    for path, data in plugin_files().items():
+        install(sandbox, path, data)
     sandbox.write(SPEC_PATH, json.dumps(spec).encode("utf-8"))
     union = list(dict.fromkeys(test for entry in entries for test in entry["tests"]))
     limit = (budget_s if budget_s is not None else timeout_s * len(mutants)) + 2 * timeout_s + 30

@@ -45,7 +45,7 @@ def caught_by_the_change(
 ) -> None:
     """Mark killed each unit whose test fails, on its own check, against HEAD's source;
     `failed`: the baseline's failures."""
-    left = [unit for unit in units if any(_checked(unit, f) for f in failed)]
+    left = [unit for unit in units if any(checked_failure(unit, f) for f in failed)]
     swaps = _head_source(sandbox, session) if left else {}
     for attempt in _attempts(swaps):
         # brief: the report's own frames decide; pytest's tracebacks of the (many)
@@ -54,7 +54,7 @@ def caught_by_the_change(
         tests, timeout = [u.label for u in left], session.settings.test_timeout
         run = run_pytest(sandbox, tests, timeout, brief=True, held=Held(sandbox, attempt))
         for unit in left:
-            unit.killed = any(_checked(unit, failure) for failure in run.failures)
+            unit.killed = any(checked_failure(unit, failure) for failure in run.failures)
         left = [unit for unit in left if not unit.killed]
         if not left:
             return
@@ -140,7 +140,7 @@ def _head_source(sandbox: Sandbox, session: Session) -> Swaps:
     }
 
 
-def _checked(unit: Unit, failure: TestOutcome) -> bool:
+def checked_failure(unit: Unit, failure: TestOutcome) -> bool:
     """The failure is one of the unit's tests failing on a check of its own."""
     mine = failure.nodeid == unit.label or failure.nodeid.startswith(
         (f"{unit.label}[", f"{unit.label}::")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
+from coder.workflows.fix.headswap import head_swap
 from coder.workflows.fix.hunt import Hunt
 from coder.workflows.fix.referenced import referenced_lines
 from coder.workflows.fix.renamed import only_renamed
@@ -52,8 +53,9 @@ def ride_for(
             guess = referenced_lines(test, unit.name, hunt.held, session.python_path)
             chosen = hunt.choose(unit, {line for line in guess if line[0] in hunt.known}, GUESSED)
         mutants += [(mutant, (unit.label,), unit.label) for mutant in chosen]
-    if not mutants:
+    swap = head_swap(session, changes, baseline.run.failures, units)
+    if not mutants and swap is None:
         return None
     texts = {path: data.decode("utf-8") for path, data in hunt.read.items()}
     budget = min(RIDE_BUDGET_S, session.settings.test_timeout)
-    return Ride(mutants, texts, hunt.timeout, budget)
+    return Ride(mutants, texts, hunt.timeout, budget, swap)

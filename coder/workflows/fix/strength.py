@@ -30,6 +30,7 @@ from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.caught import caught_by_the_change
 from coder.workflows.fix.head import against_head, head_python_files, python_at_start
+from coder.workflows.fix.headswap import killed_by_swap
 from coder.workflows.fix.hunt import Hunt, Lines, Unit, swapped
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.session import Session
@@ -66,6 +67,7 @@ def cannot_fail(
         return None  # the original tests, spelling the source's new names (renamed.py)
     for unit in units:
         unit.killed = ride is not None and ride.killed(unit.label) is not None
+    killed_by_swap(units, ride)  # HEAD's source, in a fork of the same run (headswap.py)
     units = [unit for unit in units if not unit.killed]
     if caught and units:
         caught_by_the_change(sandbox, session, baseline.run.failures, units)

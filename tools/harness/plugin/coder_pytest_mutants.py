@@ -25,18 +25,15 @@ Standard library and long-stable pytest only.
 from __future__ import annotations
 
 import functools
-import gc
-import hashlib
-import importlib
 import json
 import os
 import select
 import signal
-import sys
 import time
-import types
 from typing import Any
 
+import coder_pytest_live as _live
+import coder_pytest_report as _report
 import pytest
 
 _MESSAGE_CHARS = 300
@@ -77,12 +74,13 @@ class _After:
 def _run(session: Any, spec: dict[str, Any], out: Any) -> None:
     started = time.monotonic()
     chosen = {m["id"]: _selected(session.items, m["tests"]) for m in spec["mutants"]}
+    files = {f["path"] for m in spec["mutants"] for f in m.get("files", [])}
     named = list({id(item): item for items in chosen.values() for item in items}.values())
     failing = _control(named, float(spec["control_timeout_s"]))
     _emit(out, {"control": sorted(failing) if failing is not None else None})
     if failing is None:
         return
-    live = _Functions({m["path"] for m in spec["mutants"]})
+    live = _live.Functions({m["path"] for m in spec["mutants"] if "path" in m} | files)
     deadline = spec.get("budget_s")
     ended: set[Any] = set()  # groups whose first kill came
     for mutant in spec["mutants"]:
@@ -91,11 +89,14 @@ def _run(session: Any, spec: dict[str, Any], out: Any) -> None:
         if mutant.get("group") in ended:
             continue
         tests = chosen[mutant["id"]]
-        swaps = _unplaceable(mutant, tests, failing) or live.mutated_code(mutant)
+        swaps = _unplaceable(mutant, tests, failing) or (
+            live.swapped_code(mutant["files"]) if "files" in mutant else live.mutated_code(mutant)
+        )
         if isinstance(swaps, str):
             _emit(out, {"id": mutant["id"], "status": "unsupported", "message": swaps})
             continue
-        work = functools.partial(_swap_and_run, live, swaps, tests)
+        every = "files" in mutant  # another version of the files: each test's own verdict
+        work = functools.partial(_swap_and_run, live, swaps, tests, every)
         result = _in_child(work, float(spec["timeout_s"]))
         _emit(out, {"id": mutant["id"], **result})
         if spec.get("first_kill") and result["status"] in ("killed", "timed_out"):
@@ -120,101 +121,16 @@ def _unplaceable(mutant: dict[str, Any], tests: list[Any], failing: set[str]) ->
         return "its tests were not all collected"
     if any(item.nodeid in failing for item in tests):
         return "a test of it fails without the mutant"
-    return "" if mutant.get("function") else "outside a function's body"
+    return "" if mutant.get("function") or "files" in mutant else "outside a function's body"
 
 
-class _Functions:
-    """The live function objects of the mutated files, by (name, first line)."""
-
-    def __init__(self, paths: set[str]) -> None:
-        self.files = {os.path.realpath(path): path for path in paths}
-        self.imported = {path: _import(path) for path in paths}
-        self.by_code: dict[tuple[str, str, int], list[Any]] = {}
-        self.caches: list[Any] = []
-        where: dict[str, str | None] = {}  # co_filename -> mutated path: one realpath each
-        for obj in gc.get_objects():
-            if isinstance(obj, types.FunctionType):
-                code = obj.__code__
-                if code.co_filename not in where:
-                    where[code.co_filename] = self.files.get(os.path.realpath(code.co_filename))
-                path = where[code.co_filename]
-                if path is not None:
-                    key = (path, code.co_name, code.co_firstlineno)
-                    self.by_code.setdefault(key, []).append(obj)
-            elif type(obj).__name__ == "_lru_cache_wrapper" and type(obj).__module__ == "functools":
-                self.caches.append(obj)
-
-    def mutated_code(self, mutant: dict[str, Any]) -> Any:
-        """[(live functions, their mutated code)] for each function around the mutant
-        that exists, or why the mutant cannot be placed."""
-        path = mutant["path"]
-        if self.imported[path]:
-            return self.imported[path]
-        levels = [
-            (name, first, self.by_code.get((path, name, first), []))
-            for name, first in mutant["function"]
-        ]
-        if not levels[0][2]:
-            return f"no live function {levels[0][0]} (line {levels[0][1]})"
-        with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
-        digest = mutant.get("digest")
-        if digest and hashlib.sha256(text.encode("utf-8")).hexdigest() != digest:
-            return "its file is not the text the mutant was made from"
-        text = text[: mutant["start"]] + mutant["replacement"] + text[mutant["end"] :]
-        try:
-            tree = compile(text, levels[0][2][0].__code__.co_filename, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as error:
-            return f"the mutant does not compile: {error}"
-        swaps = []
-        for name, first, functions in levels:
-            code = _find(tree, name, first)
-            if code is None or any(
-                len(f.__code__.co_freevars) != len(code.co_freevars) for f in functions
-            ):
-                return f"{name} (line {first}) differs in the mutant"
-            swaps.append((functions, code))
-        return swaps
-
-
-def _import(path: str) -> str:
-    """ "" once the module at `path` is imported (here, before any fork), else why not."""
-    real, name = os.path.realpath(path), os.path.basename(path)
-    for module in list(sys.modules.values()):
-        file = getattr(module, "__file__", None)  # a realpath only where the name matches
-        if isinstance(file, str) and file.endswith(name) and os.path.realpath(file) == real:
-            return ""
-    for entry in sys.path:
-        root = os.path.realpath(entry or ".")
-        if real.startswith(root + os.sep):
-            parts = os.path.relpath(real, root)[: -len(".py")].split(os.sep)
-            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            try:
-                importlib.import_module(name)
-                return ""
-            except Exception as error:  # noqa: BLE001 - any failure means: no fork here
-                return f"{name} does not import here: {type(error).__name__}"
-    return "not importable from sys.path"
-
-
-def _find(code: Any, name: str, first: int) -> Any:
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            if const.co_name == name and const.co_firstlineno == first:
-                return const
-            found = _find(const, name, first)
-            if found is not None:
-                return found
-    return None
-
-
-def _swap_and_run(live: _Functions, swaps: list[Any], tests: list[Any]) -> Any:
+def _swap_and_run(live: Any, swaps: list[Any], tests: list[Any], every: bool = False) -> Any:
     for functions, code in swaps:
         for function in functions:
             function.__code__ = code
     for cache in live.caches:
         cache.cache_clear()
-    return _run_tests(tests)
+    return _run_tests(tests, every)
 
 
 def _control(tests: list[Any], timeout: float) -> set[str] | None:
@@ -232,9 +148,10 @@ def _run_tests(tests: list[Any], every: bool = False) -> dict[str, Any]:
     from _pytest.runner import runtestprotocol  # stable since pytest 3; not a hook
 
     failed: list[str] = []
+    details: dict[str, list[str]] = {}  # node id -> [exception type, innermost frame's file]
     for index, item in enumerate(tests):
         following = tests[index + 1] if index + 1 < len(tests) else None
-        item.repr_failure = _exception_line
+        item.repr_failure = functools.partial(_exception_line, details, item.nodeid)
         reports = runtestprotocol(item, nextitem=following, log=False)
         bad = next((r for r in reports if r.failed), None)
         if bad is not None and not every:
@@ -245,10 +162,17 @@ def _run_tests(tests: list[Any], every: bool = False) -> dict[str, Any]:
             return {"status": "killed", "by": item.nodeid, "message": message[:_MESSAGE_CHARS]}
         if bad is not None:
             failed.append(item.nodeid)
-    return {"status": "killed" if failed else "survived", "failed": failed}
+    return {"status": "killed" if failed else "survived", "failed": failed, "details": details}
 
 
-def _exception_line(excinfo: Any, style: Any = None) -> str:
+def _exception_line(
+    details: dict[str, list[str]], nodeid: str, excinfo: Any, style: Any = None
+) -> str:
+    """A failed test's exception line, its type and innermost frame kept in `details`
+    (as coder_pytest_report names frames: the project's, relative to its root)."""
+    state = _report._state
+    frames = _report._frames(excinfo.tb, state.root) if state is not None else []
+    details[nodeid] = [excinfo.typename, frames[-1]["file"] if frames else ""]
     return str(excinfo.exconly())
 
 

@@ -24,11 +24,13 @@ from types import TracebackType
 from typing import Any, Self
 
 from coder.workflows.fix.caught import caught_by_the_change
+from coder.workflows.fix.headswap import head_swap, killed_by_swap
 from coder.workflows.fix.hunt import Unit
+from coder.workflows.fix.riding import RIDE_BUDGET_S
 from coder.workflows.fix.strength import units_of
 from coder.workflows.session import Session
 from sandbox import ExecResult, Sandbox
-from tools import TestOutcome
+from tools import Ride, TestOutcome, mutant_timeout
 
 
 class Guarded:
@@ -85,8 +87,12 @@ class Guarded:
 class Ahead:
     """The run against HEAD's source of the tests one shared run repaired, in a thread."""
 
-    def __init__(self, session: Session, sandbox: Sandbox, failures: list[TestOutcome]) -> None:
+    def __init__(
+        self, session: Session, sandbox: Sandbox, failures: list[TestOutcome], duration: float
+    ) -> None:
+        """`failures` and `duration`: the baseline's (what to try, how long tests take)."""
         self.session, self.sandbox, self.failures = session, sandbox, failures
+        self.duration = duration
         self.busy = threading.Lock()
         self.guarded = Guarded(sandbox, self.busy)
         self.units: dict[str, Unit] = {}
@@ -94,9 +100,22 @@ class Ahead:
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
-    def start(self, repaired: list[str]) -> None:
-        """Start the run of `repaired` (once: only the first shared verification counts)."""
-        if self._thread is not None or not repaired:
+    def ride(self, repaired: list[str]) -> Ride | None:
+        """The run against HEAD's source as a ride on the shared verification run of
+        `repaired`, where the change allows it (headswap.py); None: it does not."""
+        if self._thread is not None or self.units:
+            return None
+        swap = head_swap(self.session, {}, self.failures, units_of(repaired))  # tests only
+        if swap is None:
+            return None
+        timeout = mutant_timeout(self.duration)
+        return Ride([], {}, timeout, min(RIDE_BUDGET_S, self.session.settings.test_timeout), swap)
+
+    def start(self, repaired: list[str], ride: Ride | None = None) -> None:
+        """Start the run of `repaired` (once: only the first shared verification counts);
+        the units that `ride` (the verification run's, see `ride`) showed failing
+        against HEAD's source need none."""
+        if self._thread is not None or self.units or not repaired:
             return
         self.busy.acquire()  # taken here, so no agent's call slips in before the thread
         try:
@@ -104,16 +123,22 @@ class Ahead:
         except BaseException:
             self.busy.release()
             raise
+        units = units_of(repaired)
+        killed_by_swap(units, ride)
+        if all(unit.killed for unit in units):
+            self.units = {unit.label: unit for unit in units}
+            self.busy.release()
+            return
         self.guarded.held = self.files
         self._thread = threading.Thread(
-            target=self._run, args=(repaired,), name="coder-ahead", daemon=True
+            target=self._run, args=(units,), name="coder-ahead", daemon=True
         )
         self._thread.start()
 
-    def _run(self, repaired: list[str]) -> None:
+    def _run(self, units: list[Unit]) -> None:
         try:
-            units = units_of(repaired)
-            caught_by_the_change(self.sandbox, self.session, self.failures, units)
+            left = [unit for unit in units if not unit.killed]
+            caught_by_the_change(self.sandbox, self.session, self.failures, left)
             self.units = {unit.label: unit for unit in units}
         except BaseException as error:  # handed to whoever waits for the result
             self._error = error

@@ -23,7 +23,7 @@ nothing changes after it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -60,14 +60,14 @@ class SharedRuns:
         sandbox: Sandbox,
         members: int,
         suite: SuiteVerification | None = None,
-        verified: Callable[[list[str]], None] | None = None,
+        ahead: Ahead | None = None,
     ) -> None:
         """`suite` makes the first verification run (the first with repeats) one of the
         whole suite, where that is cheap, for the final gate (suite.py); None: never.
-        `verified` learns the tests each verification run repeated (ahead.py)."""
+        `ahead` gives that run its ride and learns the tests it repeated (ahead.py)."""
         self.sandbox = sandbox
         self.suite = suite
-        self.verified = verified
+        self.ahead = ahead
         self.turn = threading.Condition()
         self.members = members
         self.asks: dict[int, _Ask] = {}
@@ -164,14 +164,17 @@ class SharedRuns:
         timeout = sum(ask.timeout for ask in asks)
         self.runs += 1
         run = None
+        ride = self.ahead.ride(again) if repeat > 1 and self.ahead is not None else None
         if repeat > 1 and self.suite is not None:  # the first verification run
             suite, self.suite = self.suite, None
-            run = suite.whole(timeout, again) if suite.wanted(scope) else None
+            run = suite.whole(timeout, again, ride=ride) if suite.wanted(scope) else None
         if run is None:
             repeated = again if repeat > 1 else None
-            run = run_pytest(self.sandbox, scope, timeout=timeout, repeat=repeat, again=repeated)
-        if repeat > 1 and self.verified is not None:
-            self.verified(again)
+            run = run_pytest(
+                self.sandbox, scope, timeout=timeout, repeat=repeat, again=repeated, ride=ride
+            )
+        if repeat > 1 and self.ahead is not None:
+            self.ahead.start(again, ride)
         return run
 
 
@@ -190,8 +193,8 @@ def repair_together(
 ) -> list[GroupOutcome]:
     """Every group's outcome, the groups repaired at once (see the module docstring);
     `suite` makes their first verification run of the whole suite where that is cheap."""
-    ahead = Ahead(session, sandbox, baseline.run.failures)
-    shared = SharedRuns(ahead.guarded, len(baseline.groups), suite, ahead.start)
+    ahead = Ahead(session, sandbox, baseline.run.failures, baseline.run.duration)
+    shared = SharedRuns(ahead.guarded, len(baseline.groups), suite, ahead)
     info = session.hooks.info
 
     def one(task: Task) -> GroupOutcome:

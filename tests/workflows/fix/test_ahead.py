@@ -34,7 +34,7 @@ def _repaired(tmp_path: Path) -> Iterator[tuple[Session, Sandbox, Baseline]]:
 
 def test_the_run_ahead_counts_only_for_a_repair_still_as_it_ran(tmp_path: Path) -> None:
     with _repaired(tmp_path) as (session, sandbox, baseline):
-        ahead = Ahead(session, sandbox, baseline.run.failures)
+        ahead = Ahead(session, sandbox, baseline.run.failures, baseline.run.duration)
         ahead.start(DOUBLES)
         ahead.wait()
         source_after = sandbox.read("sizes.py").decode()
@@ -50,7 +50,7 @@ def test_the_run_ahead_counts_only_for_a_repair_still_as_it_ran(tmp_path: Path) 
 def test_while_it_runs_calls_wait_and_changes_are_those_it_puts_back(tmp_path: Path) -> None:
     with _repaired(tmp_path) as (session, sandbox, baseline):
         before = sandbox.changes()
-        ahead = Ahead(session, sandbox, baseline.run.failures)
+        ahead = Ahead(session, sandbox, baseline.run.failures, baseline.run.duration)
         ahead.start(DOUBLES)
         during = ahead.guarded.changes()  # answered at once, from what the run puts back
         read = ahead.guarded.read("sizes.py")  # waits until HEAD's source is gone again
@@ -83,7 +83,7 @@ def test_the_strength_check_runs_again_only_what_the_run_ahead_did_not_decide(
     tmp_path: Path,
 ) -> None:
     with _repaired(tmp_path) as (session, sandbox, baseline):
-        ahead = Ahead(session, sandbox, baseline.run.failures)
+        ahead = Ahead(session, sandbox, baseline.run.failures, baseline.run.duration)
         ahead.start(DOUBLES)
         ahead.wait()
         briefs = []

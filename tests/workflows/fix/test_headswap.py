@@ -17,7 +17,7 @@ from coder.workflows.fix.strength import cannot_fail
 from coder.workflows.session import Session
 from tests.helpers import TEST_IMAGE, commit_all, write_tree
 from tests.workflows.fix.test_strength import _recording
-from tools import run_pytest
+from tools import Ride, run_pytest
 
 OLD = """\
 import functools
@@ -86,7 +86,7 @@ def kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _verified(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, object, list[str]]:
+def _verified(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, Ride, list[str]]:
     head = {
         "shop/__init__.py": "",
         "shop/prices.py": SOURCE.format(factor=2),

@@ -12,7 +12,7 @@ from sandbox import LocalSandbox
 from tests.helpers import SandboxFactory, write_tree
 from tests.tools.harness.test_forked import PROJECT, SHAPES, TESTS
 from tools import Mutant, Ride, mutants_for, run_pytest
-from tools.harness.ride import OUT_PATH
+from tools.harness.ride import OUT_PATH, SPEC_PATH
 
 DOUBLE = f"{TESTS}::test_double"
 LABEL = f"{TESTS}::test_label"
@@ -112,3 +112,16 @@ def test_mutants_ride_on_a_run_in_docker(project: Path, sandbox_factory: Sandbox
     run = run_pytest(sandbox, None, timeout=120, repeat=3, again=[DOUBLE], ride=ride)
     assert not run.failures and run.outcomes[DOUBLE] == "passed"
     assert ride.killed("double") is not None and ride.killed("label") is None
+
+
+def test_a_spec_taken_away_by_a_test_costs_the_run_nothing(project: Path) -> None:
+    remover = (
+        "import os\n\n\ndef test_remove():\n"
+        f"    os.remove({SPEC_PATH!r}) if os.path.exists({SPEC_PATH!r}) else None\n"
+    )
+    write_tree(project, {"tests/test_remove.py": remover})
+    with LocalSandbox(project) as sandbox:
+        ride = _ride((DOUBLED, DOUBLE, "double"))
+        run = run_pytest(sandbox, None, timeout=120, ride=ride)
+        assert run.report_found and not run.failures and run.passed == 7
+        assert ride.outcomes == []

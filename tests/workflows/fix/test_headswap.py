@@ -132,3 +132,35 @@ def test_a_cheat_passes_against_heads_code_and_is_refused_as_before(
     reason, ride, commands = _verified(tmp_path, kind, CHEAT)
     assert ride.swapped == {}  # the swap ran, and the cheat passed it
     assert reason is not None and f"- {UNIT} passes against " in reason
+
+
+def test_a_changed_file_the_tests_do_not_import_leaves_the_swap_to_its_own_run(
+    tmp_path: Path,
+) -> None:
+    head = {
+        "shop/__init__.py": "",
+        "shop/prices.py": SOURCE.format(factor=2),
+        "shop/unused.py": "def side():\n    return 1\n",
+        "tests/__init__.py": "",
+        "tests/test_shop.py": ORIGINAL,
+    }
+    repo = commit_all(write_tree(tmp_path / "repo", head))
+    now = {
+        "shop/prices.py": SOURCE.format(factor=3),
+        "shop/unused.py": "def side():\n    return 2\n",
+    }
+    write_tree(repo, now)
+    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
+    settings = load_settings(repo, {"sandbox": "local"}, environ={})
+    session = Session.start("fix", settings, repo, hooks)
+    with session.open_sandbox(quiet=True) as sandbox:
+        baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
+        sandbox.write("tests/test_shop.py", HONEST.encode())
+        changes = sandbox.changes()
+        ride = ride_for(sandbox, session, baseline, changes, [UNIT])
+        assert ride is not None and ride.swap is not None and len(ride.swap.files) == 2
+        run = run_pytest(sandbox, None, 120, repeat=3, again=[UNIT], ride=ride)
+        assert run.outcomes[UNIT] == "passed"
+        assert ride.swapped is None  # never imported by a test: not imported for the swap
+        reason = cannot_fail(sandbox, session, baseline, changes, [UNIT], verified=run, ride=ride)
+    assert reason is None  # the mutants that rode along decided it, or caught.py's run

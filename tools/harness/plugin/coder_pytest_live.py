@@ -21,9 +21,10 @@ from typing import Any
 class Functions:
     """The live function objects of the mutated files, by (name, first line)."""
 
-    def __init__(self, paths: set[str]) -> None:
+    def __init__(self, paths: set[str], load: bool = True) -> None:
+        """`load`: import a file's module that is not imported yet (else it stays out)."""
         self.files = {os.path.realpath(path): path for path in paths}
-        self.imported = {path: _import(path) for path in paths}
+        self.imported = {path: _import(path, load) for path in paths}
         self.by_code: dict[tuple[str, str, int], list[Any]] = {}
         self.caches: list[Any] = []
         where: dict[str, str | None] = {}  # co_filename -> mutated path: one realpath each
@@ -101,13 +102,16 @@ class Functions:
         return swaps
 
 
-def _import(path: str) -> str:
-    """ "" once the module at `path` is imported (here, before any fork), else why not."""
+def _import(path: str, load: bool = True) -> str:
+    """ "" once the module at `path` is imported (here, before any fork), else why not;
+    `load`: import it if it is not yet."""
     real, name = os.path.realpath(path), os.path.basename(path)
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)  # a realpath only where the name matches
         if isinstance(file, str) and file.endswith(name) and os.path.realpath(file) == real:
             return ""
+    if not load:
+        return "the tests did not import it"
     for entry in sys.path:
         root = os.path.realpath(entry or ".")
         if real.startswith(root + os.sep):

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from sandbox import Sandbox, SandboxError, SandboxGone
+from tools.harness.ride import Ride
 from tools.harness.testrun import TestRun
 from tools.schema import parameters_schema
 
@@ -93,6 +94,11 @@ class ToolContext:
     start, and so the agent's last run is all the samples the verification needs."""
     runner: TestRunner | None = None
     """Runs `run_tests`' pytest instead of `run_pytest` in `sandbox` (None: that)."""
+    ride: Callable[[], Ride | None] | None = None
+    """What a `run_tests` of the default scope with repeats takes along (mutants forked
+    from its process: tools.harness.ride), asked for just before it runs."""
+    fresh_ride: Ride | None = None
+    """The ride `fresh_run` took, with its outcomes."""
     reads: dict[str, bytes] = field(default_factory=dict)
     """Files read since the last tool that may have changed the sandbox (any but
     `READS_ONLY`, test runs included): a paged file or a search reads each file once."""
@@ -253,7 +259,7 @@ later reads see right: the other files read stay as they were."""
 
 def _run(tool: Tool[Any], context: ToolContext, args: BaseModel) -> ToolResult:
     if tool.name not in CHANGES_NOTHING:
-        context.known_run = context.fresh_run = None
+        context.known_run = context.fresh_run = context.fresh_ride = None
     try:
         handed = tool.name == "run_tests" and context.handover is not None  # it hands over
         if tool.name not in WRITES_ITS_FILE | {"read_file"} and not handed:

@@ -85,11 +85,15 @@ def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:
         timeout = ctx.time_left(ctx.test_timeout * times)
         scope = tests or ctx.default_tests
         ctx.hand_over()
+        ride = None
         if ctx.runner is not None:
             run = ctx.runner(scope, timeout, times, again)
         else:
-            run = run_pytest(ctx.sandbox, scope, timeout=timeout, repeat=times, again=again)
-        ctx.fresh_run = None if tests else run
+            ride = ctx.ride() if ctx.ride is not None and times > 1 else None
+            run = run_pytest(
+                ctx.sandbox, scope, timeout=timeout, repeat=times, again=again, ride=ride
+            )
+        ctx.fresh_run, ctx.fresh_ride = (None, None) if tests else (run, ride)
     return ToolResult(output=render_test_run(run), exit_code=run.exit_code, data=run.model_dump())
 
 

@@ -9,21 +9,17 @@ group whose tests pass when run again with no change made is flaky, not unfixed.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from coder.agent.loop import Agent, AgentResult
 from coder.agent.prompts import FIX_TASK
-from coder.agent.trace import pytest_event
 from coder.delivery.patching import Changes
 from coder.workflows.fix.baseline import Baseline, Group
-from coder.workflows.fix.judge import STILL_RED, Verdict, judge, own_reasons, scope_of
+from coder.workflows.fix.judge import STILL_RED, Verdict, own_reasons, scope_of
 from coder.workflows.fix.riding import ride_for
-from coder.workflows.fix.strength import cannot_fail
 from coder.workflows.fix.suite import VERIFY_RUNS
-from coder.workflows.fix.tampering import added_hooks
-from coder.workflows.fix.verify import describe, find_weakenings
+from coder.workflows.fix.verified import repeated, verify
 from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
 from tools import (
@@ -33,7 +29,6 @@ from tools import (
     allow_all_writes,
     is_test_module,
     render_test_run,
-    run_pytest,
     tests_only_policy,
 )
 
@@ -149,6 +144,11 @@ def _repair_in(sandbox: Sandbox, session: Session, task: Task) -> GroupOutcome:
     agent.context.repeated = (task.again, VERIFY_RUNS)
     agent.context.runner = task.runs
     agent.context.handover = task.handover
+    if task.strength:  # the agent's last run of its tests may be verification's (riding.py)
+        nodeids, written = task.group.nodeids, agent.context.written
+        agent.context.ride = lambda: ride_for(
+            sandbox, session, task.baseline, _own_changes(sandbox.changes(), written), nodeids
+        )
     result = agent.run(task_for(task.group))
     outcome = _rounds(agent, result, sandbox, session, task)
     return replace(outcome, effort=Effort.of(agent), touched=frozenset(agent.context.written))
@@ -172,7 +172,8 @@ def _rounds(
         changes = _own_changes(sandbox.changes(), agent.context.written)
         if not changes:
             return _unchanged(sandbox, session, task, result.summary)
-        verdict = verify(sandbox, session, task, changes, agent.context.fresh_run)
+        prior = (agent.context.fresh_run, agent.context.fresh_ride)
+        verdict = verify(sandbox, session, task, changes, prior)
         if verdict.problem is None:
             return _kept(group, verdict, changes, result.summary)
         problem = verdict.problem
@@ -209,81 +210,6 @@ def _unchanged(sandbox: Sandbox, session: Session, task: Task, summary: str) -> 
 def _passed_once(run: TestRun, group: Group) -> list[str]:
     passes = {failure.nodeid: failure.passes for failure in run.failures}
     return [n for n in group.nodeids if run.outcomes.get(n) == "passed" or passes.get(n, 0)]
-
-
-def verify(
-    sandbox: Sandbox, session: Session, task: Task, changes: Changes, prior: TestRun | None = None
-) -> Verdict:
-    """Each test's verdict on the change, and why it must not be kept (or None); `prior`
-    is the agent's own run of the scope on these files, if it has one: its run_tests
-    repeated the group's tests (`ToolContext.repeated`), so it is a whole verification run."""
-    group, baseline = task.group, task.baseline
-    before = session.files.originals_of(changes)
-    weakenings = find_weakenings(before, changes)
-    if weakenings:
-        return Verdict(describe(weakenings))
-    ride = ride_for(sandbox, session, baseline, changes, group.nodeids) if task.strength else None
-    run = repeated(sandbox, session, task, prior, whole=True, ride=ride)
-    if run.timed_out or not run.report_found:
-        return Verdict(
-            f"the tests of {group.file} did not run to the end {VERIFY_RUNS} times:\n"
-            + render_test_run(run)
-        )
-    missing = _missing_tests(baseline.run, run, group.file)
-    if missing:
-        return Verdict(f"tests were deleted or renamed away: {', '.join(missing)}")
-    verdict = judge(run, group, baseline)
-    if verdict.problem is not None:
-        return replace(verdict, problem=f"{verdict.problem}:\n{render_test_run(run)}")
-    problem = added_hooks(baseline.run, run)
-    if problem is None and task.strength:
-        fixed = verdict.fixed
-        problem = cannot_fail(sandbox, session, baseline, changes, fixed, verified=run, ride=ride)
-    return replace(verdict, problem=problem)
-
-
-def repeated(
-    sandbox: Sandbox,
-    session: Session,
-    task: Task,
-    prior: TestRun | None = None,
-    whole: bool = False,
-    ride: Ride | None = None,
-) -> TestRun:
-    """The task's scope run once and the group's own tests VERIFY_RUNS times, in one
-    pytest process: a flaky repair shows, without a fresh interpreter each time, and the
-    file's other tests, which the baseline saw pass, are not paid for three times.
-    `prior` is such a run already: the agent's last run of the scope, made by coder's
-    run_tests (a model cannot forge it) on these very files. What changed after it outside
-    them is caught by the final gate, which runs the whole suite on what is delivered.
-    `whole`: the run is verification's, which `task.suite` may make of the whole suite.
-    `ride`: mutants its process tries after (riding.py); a run shared with other groups
-    (`task.runs`) and the agent's own do not take it."""
-    if prior is not None and prior.report_found and not prior.timed_out:
-        return prior
-    timeout = session.settings.test_timeout * VERIFY_RUNS
-    suite, trace = task.suite if whole else None, task.trace if whole else None
-    run = suite(task.scope, timeout, task.again, trace or [], ride) if suite else None
-    if run is None and task.runs is not None:
-        run = task.runs(task.scope, timeout, VERIFY_RUNS, task.again)
-    elif run is None:
-        again = task.again
-        run = run_pytest(
-            sandbox, task.scope, timeout, repeat=VERIFY_RUNS, again=again, trace=trace, ride=ride
-        )
-    session.tracer.event("test_run", **pytest_event("verify", run))
-    return run
-
-
-def _missing_tests(baseline: TestRun, after: TestRun, file: str) -> list[str]:
-    """Tests of `file` collected at baseline and not now; parameter ids may change."""
-
-    def names(run: TestRun) -> Counter[str]:
-        prefix = f"{file}::"
-        return Counter(n.split("[")[0] for n in run.outcomes if n.startswith(prefix))
-
-    before, now = names(baseline), names(after)
-    return sorted(name for name, count in before.items() if now[name] < count)
 
 
 def _own_changes(now: Changes, written: set[str]) -> Changes:

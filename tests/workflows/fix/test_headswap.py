@@ -164,3 +164,32 @@ def test_a_changed_file_the_tests_do_not_import_leaves_the_swap_to_its_own_run(
         assert ride.swapped is None  # never imported by a test: not imported for the swap
         reason = cannot_fail(sandbox, session, baseline, changes, [UNIT], verified=run, ride=ride)
     assert reason is None  # the mutants that rode along decided it, or caught.py's run
+
+
+def test_a_builtin_repair_is_shown_against_heads_code_by_its_own_last_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The builtin engine runs the tests after its edit: that run is verification's, and
+    the run against HEAD's source rides on it instead of running on its own."""
+    from coder.workflows.fix import FixOptions, fix_repo
+    from sandbox import LocalSandbox
+
+    head = {"shop/__init__.py": "", "shop/prices.py": SOURCE.format(factor=2)}
+    head |= {"tests/__init__.py": "", "tests/test_shop.py": ORIGINAL}
+    repo = commit_all(write_tree(tmp_path / "repo", head))
+    write_tree(repo, {"shop/prices.py": SOURCE.format(factor=3)})
+    commands: list[str] = []
+    real_exec = LocalSandbox.exec
+
+    def exec_(self: LocalSandbox, command: str, timeout: float | None = None) -> object:
+        commands.append(command)
+        return real_exec(self, command, timeout)
+
+    monkeypatch.setattr(LocalSandbox, "exec", exec_)
+    settings = load_settings(repo, {"sandbox": "local"}, environ={})
+    report = fix_repo(settings, repo, FixOptions(), RunHooks(warn=lambda _: None))
+    assert report.status == "fixed"
+    assert (repo / "tests/test_shop.py").read_text() == HONEST
+    runs = [command for command in commands if "-m pytest" in command]
+    # the baseline, the agent's run (verification's, the ride with it) and the gate
+    assert len(runs) <= 3 and sum("CODER_MUTANTS_AFTER" in run for run in runs) == 1

@@ -139,11 +139,8 @@ class Session:
                     f"{size_text(MAX_COPY_BYTES)} are not copied (data or build artifacts)"
                 )
         settings, repo, first = self.settings, self.repo, self.python_path
-        return self.engines.leased(
-            lambda engine: open_sandbox(
-                settings, repo, warn, run_id, info, builtin, engine, first, probed
-            )
-        )
+        args = (settings, repo, warn, run_id, info, builtin)
+        return self.engines.leased(lambda engine: open_sandbox(*args, engine, first, probed))
 
     def agent(
         self,

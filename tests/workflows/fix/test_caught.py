@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from coder.config import load_settings
 from coder.workflows import RunHooks
 from coder.workflows.fix.baseline import Baseline
@@ -21,13 +19,6 @@ PRICES = "def total(amount, rate=2):\n    return amount * rate\n"
 ERRORS = "class PriceError(Exception):\n    pass\n"
 CHECK = "def check(amount):\n    if amount < 0:\n        raise {error}('negative')\n"
 TEST = "tests/test_shop.py"
-
-
-@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
-def kind(request: pytest.FixtureRequest) -> str:
-    if request.param == "docker":
-        request.getfixturevalue("docker_client")  # skips (or fails) without an engine
-    return str(request.param)
 
 
 def _caught(

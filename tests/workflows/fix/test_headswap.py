@@ -79,13 +79,6 @@ CHEAT = (
 UNIT = "tests/test_shop.py::test_it"
 
 
-@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
-def kind(request: pytest.FixtureRequest) -> str:
-    if request.param == "docker":
-        request.getfixturevalue("docker_client")  # skips (or fails) without an engine
-    return str(request.param)
-
-
 def _verified(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, Ride, list[str]]:
     head = {
         "shop/__init__.py": "",

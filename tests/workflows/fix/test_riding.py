@@ -23,13 +23,6 @@ from tools import run_pytest
 pytestmark = pytest.mark.timeout(900)
 
 
-@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
-def kind(request: pytest.FixtureRequest) -> str:
-    if request.param == "docker":
-        request.getfixturevalue("docker_client")  # skips (or fails) without an engine
-    return str(request.param)
-
-
 def _verify(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, Any, list[str]]:
     """The verification run with its ride, then cannot_fail: the reason, the ride, and
     the commands cannot_fail ran."""

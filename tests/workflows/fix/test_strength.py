@@ -24,13 +24,6 @@ UNIT = f"{TEST_FILE}::test_unit_price"
 pytestmark = pytest.mark.timeout(900)  # several pytest runs each: minutes on a busy machine
 
 
-@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
-def kind(request: pytest.FixtureRequest) -> str:
-    if request.param == "docker":
-        request.getfixturevalue("docker_client")  # skips (or fails) without an engine
-    return str(request.param)
-
-
 def _check(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, dict[str, Any]]:
     """cannot_fail on `repaired` as the test file; the sandbox's state around it."""
     repo = _repo(tmp_path)

@@ -64,10 +64,8 @@ class Functions:
             return f"the mutant does not compile: {error}"
         swaps = []
         for name, first, functions in levels:
-            code = _find(tree, name, first)
-            if code is None or any(
-                len(f.__code__.co_freevars) != len(code.co_freevars) for f in functions
-            ):
+            code = _fitting(tree, name, first, functions)
+            if code is None:
                 return f"{name} (line {first}) differs in the mutant"
             swaps.append((functions, code))
         return swaps
@@ -85,21 +83,29 @@ class Functions:
                 today = handle.read()
             if hashlib.sha256(today.encode("utf-8")).hexdigest() != file["digest"]:
                 return f"{path} is not the text its swap was made for"
-            for name, first, other in file["functions"]:
-                functions = self.by_code.get((path, name, first), [])
-                if not functions:
-                    return f"no live function {name} (line {first}) in {path}"
-                try:
-                    tree = compile(file["text"], functions[0].__code__.co_filename, "exec")
-                except (SyntaxError, ValueError) as error:
-                    return f"the other version of {path} does not compile: {error}"
-                code = _find(tree, name, other)
-                if code is None or any(
-                    len(f.__code__.co_freevars) != len(code.co_freevars) for f in functions
-                ):
+            live = [(n, f, o, self.by_code.get((path, n, f), [])) for n, f, o in file["functions"]]
+            missing = next((f"{n} (line {f})" for n, f, _, found in live if not found), None)
+            if missing or not live:
+                return f"no live function {missing} in {path}"
+            try:
+                tree = compile(file["text"], live[0][3][0].__code__.co_filename, "exec")
+            except (SyntaxError, ValueError) as error:
+                return f"the other version of {path} does not compile: {error}"
+            for name, first, other, functions in live:
+                code = _fitting(tree, name, other, functions)
+                if code is None:
                     return f"{name} (line {first}) of {path} cannot take the other code"
                 swaps.append((functions, code))
         return swaps
+
+
+def _fitting(tree: Any, name: str, first: int, functions: list[Any]) -> Any:
+    """The code of `name` (first line `first`) in the compiled `tree`, if every live
+    function can take it (as many free variables); else None."""
+    code = _find(tree, name, first)
+    if code is None or any(len(f.__code__.co_freevars) != len(code.co_freevars) for f in functions):
+        return None
+    return code
 
 
 def _import(path: str, load: bool = True) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sandbox import ExecResult, Sandbox, SandboxError
 from tools.harness.held import Held
@@ -20,8 +20,18 @@ from tools.harness.inplace import install, installing, plugin_source
 from tools.harness.reportfile import from_output, from_report, parse_report
 from tools.harness.testrun import TestOutcome, TestRun
 
-if TYPE_CHECKING:  # ride.py reads its lines with forked.py, which runs pytest here
-    from tools.harness.ride import Ride
+
+class Rider(Protocol):
+    """What rides on a run (tools.harness.ride's Ride): parts of its command, and its
+    own lines taken out of the result."""
+
+    def runner(self, runner: str) -> str: ...
+    def prologue(self) -> str: ...
+    def epilogue(self) -> str: ...
+    def helpers(self) -> dict[str, bytes]: ...
+    def extra_seconds(self) -> float: ...
+    def take(self, result: ExecResult) -> ExecResult: ...
+
 
 PLUGIN_NAME = "coder_pytest_report"
 PLUGIN_DIR = ".coder/pytest_plugin"
@@ -75,7 +85,7 @@ def run_pytest(
     reruns: tuple[int, int, float] | None = None,
     held: Held | None = None,
     trace: list[str] | None = None,
-    ride: Ride | None = None,
+    ride: Rider | None = None,
 ) -> TestRun:
     """Run pytest (all tests, or the given node ids / paths) and collect the results;
     `repeat` runs each of `tests` that many times in the one process (TestOutcome.runs

@@ -32,11 +32,12 @@ from coder.workflows.fix.ahead import Ahead
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.caught import caught_by_the_change
 from coder.workflows.fix.final import sync
-from coder.workflows.fix.group import GroupOutcome, Task, repair_group, said
+from coder.workflows.fix.group import GroupOutcome, repair_group, said
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.fix.strength import cannot_fail, units_of
 from coder.workflows.fix.suite import SuiteVerification
+from coder.workflows.fix.task import Task
 from coder.workflows.session import Session
 from sandbox import Sandbox, SandboxError, SandboxGone
 from tools import TestRun, run_pytest

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TypeGuard
 
 from coder.agent.trace import pytest_event
 from coder.delivery.patching import Changes
@@ -19,13 +19,11 @@ from coder.workflows.fix.riding import ride_for
 from coder.workflows.fix.strength import cannot_fail
 from coder.workflows.fix.suite import VERIFY_RUNS
 from coder.workflows.fix.tampering import added_hooks
+from coder.workflows.fix.task import Task
 from coder.workflows.fix.verify import describe, find_weakenings
 from coder.workflows.session import Session
 from sandbox import Sandbox
 from tools import Ride, TestRun, render_test_run, run_pytest
-
-if TYPE_CHECKING:
-    from coder.workflows.fix.group import Task
 
 
 def verify(

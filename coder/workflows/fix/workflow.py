@@ -23,10 +23,11 @@ from coder.delivery.report import FixReport, ShardInfo, TestCounts, TestResult
 from coder.models import Model
 from coder.workflows.fix.baseline import Baseline, BaselineOutcome, first_look
 from coder.workflows.fix.final import FinalGate, final_check, merge, sync
-from coder.workflows.fix.group import GroupOutcome, Task, repair_group, said
+from coder.workflows.fix.group import GroupOutcome, repair_group, said
 from coder.workflows.fix.head import read_ahead
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.fix.suite import SuiteVerification
+from coder.workflows.fix.task import Task
 from coder.workflows.fix.together import repair_together, together
 from coder.workflows.fix.verified import repeated
 from coder.workflows.pages import save_page

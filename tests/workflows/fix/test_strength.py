@@ -182,7 +182,7 @@ def test_a_module_that_failed_to_import_needs_only_its_repaired_tests_lines(
 
 def test_verification_traces_the_repairs_whose_original_ran_no_source_line() -> None:
     from coder.workflows.fix.baseline import Group
-    from coder.workflows.fix.group import Task
+    from coder.workflows.fix.task import Task
     from tools import TestOutcome, TestRun
 
     failures = [

@@ -9,15 +9,18 @@ from typing import Any
 
 import pytest
 
-from coder.config import load_settings
-from coder.workflows import RunHooks
 from coder.workflows.fix.baseline import Baseline
 from coder.workflows.fix.riding import ride_for
 from coder.workflows.fix.strength import cannot_fail
-from coder.workflows.session import Session
-from tests.helpers import TEST_IMAGE, commit_all, write_tree
-from tests.workflows.fix.test_cheats import MONKEYPATCHED, SOURCE, TEST_FILE, _repo, _tests
-from tests.workflows.fix.test_strength import TAX, UNIT, _recording
+from tests.workflows.fix.test_cheats import MONKEYPATCHED, SOURCE, TEST_FILE, _tests
+from tests.workflows.fix.test_strength import (
+    RENAMED_TO,
+    TAX,
+    UNIT,
+    _recording,
+    cheats_session,
+    renamed_import_session,
+)
 from tools import run_pytest
 
 pytestmark = pytest.mark.timeout(900)
@@ -26,10 +29,7 @@ pytestmark = pytest.mark.timeout(900)
 def _verify(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, Any, list[str]]:
     """The verification run with its ride, then cannot_fail: the reason, the ride, and
     the commands cannot_fail ran."""
-    repo = _repo(tmp_path)
-    flags = {"sandbox": kind, **({"image": TEST_IMAGE} if kind == "docker" else {})}
-    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
-    session = Session.start("fix", load_settings(repo, flags, environ={}), repo, hooks)
+    session = cheats_session(tmp_path, kind)
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
         sandbox.write(TEST_FILE, repaired.encode())
@@ -68,13 +68,7 @@ def test_a_module_that_failed_to_import_rides_on_the_functions_it_names(
     tmp_path: Path,
 ) -> None:
     source = "def total(values):\n    return sum(values)\n\n\ndef other():\n    return 1\n"
-    old = "from calc import add_all\n\n\ndef test_total():\n    assert add_all([1, 2]) == 3\n"
-    new = old.replace("add_all", "total")
-    repo = commit_all(write_tree(tmp_path / "repo", {"calc.py": source, "tests/test_calc.py": old}))
-    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
-    session = Session.start(
-        "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
-    )
+    session, new = renamed_import_session(tmp_path, source), RENAMED_TO
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
         sandbox.write("tests/test_calc.py", new.encode())

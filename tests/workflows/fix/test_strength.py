@@ -99,13 +99,18 @@ def test_the_source_a_hunt_mutates_comes_from_the_host_not_the_sandbox(tmp_path:
     assert reads.count("shop/prices.py") == 0
 
 
-def _traced_check(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, list[str], Any]:
-    """cannot_fail after a baseline with in-process reruns, as the fix workflow takes it:
-    the reason, the commands it ran, and the baseline's failures."""
+def cheats_session(tmp_path: Path, kind: str) -> Session:
+    """A quiet fix session on test_cheats' project, in the sandbox `kind`."""
     repo = _repo(tmp_path)
     flags = {"sandbox": kind, **({"image": TEST_IMAGE} if kind == "docker" else {})}
     hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
-    session = Session.start("fix", load_settings(repo, flags, environ={}), repo, hooks)
+    return Session.start("fix", load_settings(repo, flags, environ={}), repo, hooks)
+
+
+def _traced_check(tmp_path: Path, kind: str, repaired: str) -> tuple[str | None, list[str], Any]:
+    """cannot_fail after a baseline with in-process reruns, as the fix workflow takes it:
+    the reason, the commands it ran, and the baseline's failures."""
+    session = cheats_session(tmp_path, kind)
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
         sandbox.write(TEST_FILE, repaired.encode())
@@ -150,17 +155,26 @@ def test_lines_traced_at_the_baseline_spare_the_coverage_run_and_judge_alike(
     assert any("coverage run" in command for command in commands)
 
 
+RENAMED_IMPORT = (
+    "from calc import add_all\n\n\ndef test_total():\n    assert add_all([1, 2]) == 3\n"
+)
+"""A test module that no longer imports: `add_all` is `total` now (RENAMED_TO)."""
+RENAMED_TO = RENAMED_IMPORT.replace("add_all", "total")
+
+
+def renamed_import_session(tmp_path: Path, source: str) -> Session:
+    """A local fix session on a repository whose test module imports a renamed function."""
+    files = {"calc.py": source, "tests/test_calc.py": RENAMED_IMPORT}
+    repo = commit_all(write_tree(tmp_path / "repo", files))
+    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
+    return Session.start("fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks)
+
+
 def test_a_module_that_failed_to_import_needs_only_its_repaired_tests_lines(
     tmp_path: Path,
 ) -> None:
-    source = "def total(values):\n    return sum(values)\n"
-    old = "from calc import add_all\n\n\ndef test_total():\n    assert add_all([1, 2]) == 3\n"
-    new = old.replace("add_all", "total")
-    repo = commit_all(write_tree(tmp_path / "repo", {"calc.py": source, "tests/test_calc.py": old}))
-    hooks = RunHooks(warn=lambda _: None, info=lambda _: None)
-    session = Session.start(
-        "fix", load_settings(repo, {"sandbox": "local"}, environ={}), repo, hooks
-    )
+    session = renamed_import_session(tmp_path, "def total(values):\n    return sum(values)\n")
+    new = RENAMED_TO
     with session.open_sandbox(quiet=True) as sandbox:
         baseline = Baseline(run_pytest(sandbox, None, timeout=120, reruns=(1, 1, 1.0)))
         assert [f.nodeid for f in baseline.run.failures] == ["tests/test_calc.py"]

@@ -2,8 +2,9 @@
 
 Read with git's object database only (`ls-tree`, blobs), never the work tree or the
 index, so no filter, hook or fsmonitor of the repository's configuration runs. Reading
-them costs a round trip to git per file, so `read_ahead` starts it in a thread while the
-baseline runs; whoever asks meanwhile waits for that read instead of making another.
+them costs a round trip to git per file, so headswap.py's `swap_ahead` starts it in a
+thread while the baseline runs; whoever asks meanwhile waits for that read instead of
+making another.
 """
 
 from __future__ import annotations
@@ -20,11 +21,6 @@ from coder.delivery.patching import Changes, UserFiles
 _READ: dict[tuple[str, str, str], tuple[tuple[str, bytes], ...]] = {}
 """The files of the last commit read: (commit, work tree, folder) -> (path, bytes)."""
 _READING = threading.Lock()
-
-
-def read_ahead(repo: Path) -> None:
-    """Read HEAD's Python files under `repo` in a thread of their own, for later."""
-    threading.Thread(target=head_python_files, args=(repo,), daemon=True).start()
 
 
 def head_python_files(repo: Path) -> dict[str, bytes] | None:
@@ -46,7 +42,7 @@ def _python_blobs(git_repo: git.Repo, repo: Path) -> dict[str, bytes]:
     commit = git_repo.head.commit  # ValueError without a commit
     root = Path(git_repo.working_tree_dir or repo).resolve()
     key = (commit.hexsha, str(root), str(repo.resolve()))
-    with _READING:  # a read under way (read_ahead's) is waited for, not made again
+    with _READING:  # a read under way (swap_ahead's) is waited for, not made again
         if key not in _READ:  # a commit's tree never changes: read once per run
             _READ.clear()
             _READ[key] = _blobs_of(commit.tree, root, repo)

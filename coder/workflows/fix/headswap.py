@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import threading
 
 from coder.delivery.patching import Changes
 from coder.workflows.fix.caught import checked_failure
 from coder.workflows.fix.head import against_head, head_python_files, python_at_start
 from coder.workflows.fix.hunt import Unit
+from coder.workflows.fix.remembered import per_content
 from coder.workflows.session import Session
 from tools import Frame, Ride, Swap, SwapFile, TestOutcome, is_test_file
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_SWAPS_AHEAD = 256
+"""Source files whose swap swap_ahead makes at most (the rest, when asked)."""
 
 
 def head_swap(
@@ -49,9 +53,31 @@ def head_swap(
     return Swap(tuple(files), tuple(unit.label for unit in left)) if files else None
 
 
-def swap_file(path: str, old: bytes, now: bytes) -> SwapFile | None:
+def swap_ahead(session: Session) -> threading.Thread:
+    """HEAD's Python files read, and the swap of each source file that differs from HEAD
+    made, in a thread started now, as the baseline runs and the host only waits. The
+    run that takes the swap finds it made (swap_file remembers it), or makes it."""
+    thread = threading.Thread(target=_swaps_at_start, args=(session,), daemon=True)
+    thread.start()
+    return thread
+
+
+def _swaps_at_start(session: Session) -> None:
+    head = head_python_files(session.repo)
+    if head is None:
+        return
+    pairs = against_head(head, python_at_start(session.files), {})
+    sources = [(p, old, now) for p, (old, now) in pairs.items() if not is_test_file(p)]
+    for path, old, now in sources[:_SWAPS_AHEAD]:
+        swap_file(path, old, now)
+
+
+@per_content
+def swap_file(path: str, old: bytes | None, now: bytes | None) -> SwapFile | None:
     """`path` run as `old`, function by function; None unless the two differ inside
     function bodies only, each in a function at the module's or a class's level."""
+    if old is None or now is None:
+        return None
     try:
         old_text, now_text = old.decode("utf-8"), now.decode("utf-8")
         old_tree, now_tree = ast.parse(old_text), ast.parse(now_text)

@@ -17,6 +17,7 @@ import tokenize
 
 from coder.delivery.patching import Changes
 from coder.workflows.fix.head import differing, head_python_files, python_at_start
+from coder.workflows.fix.remembered import per_content
 from coder.workflows.session import Session
 from tools import is_test_file
 
@@ -30,15 +31,19 @@ def only_renamed(session: Session, changes: Changes) -> bool:
         return False
     swapped: set[str] = set()
     for path, now in changes.items():
-        pairs = _name_swaps(session.files.original(path), now)
+        pairs = _name_swaps(path, session.files.original(path), now)
         if pairs is None:
             return False
         swapped |= {new for _, new in pairs}
     return bool(swapped) and swapped <= _new_source_names(session)
 
 
-def _name_swaps(before: bytes | None, after: bytes | None) -> set[tuple[str, str]] | None:
-    """The (old, new) name pairs that are all that differ; None when anything else does."""
+@per_content
+def _name_swaps(
+    path: str, before: bytes | None, after: bytes | None
+) -> frozenset[tuple[str, str]] | None:
+    """The (old, new) name pairs that are all that differ in `path`; None when anything
+    else does."""
     old, new = _tokens(before), _tokens(after)
     if old is None or new is None or len(old) != len(new):
         return None
@@ -49,7 +54,7 @@ def _name_swaps(before: bytes | None, after: bytes | None) -> set[tuple[str, str
         if kind_a != tokenize.NAME or kind_b != tokenize.NAME:
             return None
         pairs.add((text_a, text_b))
-    return pairs
+    return frozenset(pairs)
 
 
 @functools.lru_cache(maxsize=16)
@@ -73,8 +78,13 @@ def _new_source_names(session: Session) -> set[str]:
     names: set[str] = set()
     for path in differing(head, start):
         if not is_test_file(path):
-            names |= _names(start.get(path)) - _names(head.get(path))
+            names |= _added_names(path, head.get(path), start.get(path))
     return names
+
+
+@per_content
+def _added_names(path: str, before: bytes | None, after: bytes | None) -> frozenset[str]:
+    return frozenset(_names(after) - _names(before))
 
 
 def _names(data: bytes | None) -> set[str]:

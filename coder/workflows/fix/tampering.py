@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from coder.workflows.fix.remembered import per_content
 from coder.workflows.testscan import dotted
 from tools import TestRun
 
@@ -88,13 +89,16 @@ def added_hooks(baseline: TestRun, run: TestRun) -> str | None:
     )
 
 
-def _python_change(path: str, old: bytes | None, new: bytes) -> Iterator[Tampering]:
-    now = _marks(new)
+@per_content
+def _python_change(path: str, old: bytes | None, new: bytes | None) -> tuple[Tampering, ...]:
+    now = _marks(new) if new is not None else None
     if now is None:
-        return  # does not parse: the syntax check's business (and it cannot run)
+        return ()  # does not parse: the syntax check's business (and it cannot run)
     gained = now - (_marks(old) or Counter()) if old is not None else now
-    for (kind, what), _ in sorted(gained.items()):
-        yield Tampering(path, kind, f"{path}: {_DESCRIPTIONS[kind].format(what)}")
+    return tuple(
+        Tampering(path, kind, f"{path}: {_DESCRIPTIONS[kind].format(what)}")
+        for (kind, what), _ in sorted(gained.items())
+    )
 
 
 _DESCRIPTIONS = {

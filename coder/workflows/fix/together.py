@@ -17,13 +17,14 @@ they are run against HEAD's source, then the mutant hunt, group by group, for th
 neither run showed.
 A repair rejected there is unfixed with the reason. Their first verification run is of
 the whole suite where the rest of it is cheap (suite.py): the final gate's own run, if
-nothing changes after it.
+nothing changes after it. While that run goes, the host judges the edits it runs
+statically (prejudge.py): after it, the agents find that judging made.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -34,6 +35,7 @@ from coder.workflows.fix.caught import caught_by_the_change
 from coder.workflows.fix.final import sync
 from coder.workflows.fix.group import GroupOutcome, repair_group, said
 from coder.workflows.fix.options import FixOptions
+from coder.workflows.fix.prejudge import prejudge
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.fix.strength import cannot_fail, units_of
 from coder.workflows.fix.suite import SuiteVerification
@@ -62,13 +64,16 @@ class SharedRuns:
         members: int,
         suite: SuiteVerification | None = None,
         ahead: Ahead | None = None,
+        before_run: Callable[[Mapping[str, bytes]], object] | None = None,
     ) -> None:
         """`suite` makes the first verification run (the first with repeats) one of the
         whole suite, where that is cheap, for the final gate (suite.py); None: never.
-        `ahead` gives that run its ride and learns the tests it repeated (ahead.py)."""
+        `ahead` gives that run its ride and learns the tests it repeated (ahead.py).
+        `before_run` is told of the files written for a run, once written (prejudge.py)."""
         self.sandbox = sandbox
         self.suite = suite
         self.ahead = ahead
+        self.before_run = before_run
         self.turn = threading.Condition()
         self.members = members
         self.asks: dict[int, _Ask] = {}
@@ -125,9 +130,9 @@ class SharedRuns:
             return
         asks: dict[int, _Ask] = {}
         try:
-            self._write()
+            written = self._write()
             asks, self.asks = self.asks, {}
-            merged = self._merged(list(asks.values())) if asks else None
+            merged = self._merged(list(asks.values()), written) if asks else None
         except BaseException as error:  # every waiting agent learns it, none hangs
             self.answers.update((key, error) for key in [*asks, *self.asks])
             self.asks = {}
@@ -137,28 +142,32 @@ class SharedRuns:
             self.answers.update((key, merged.within(ask.scope)) for key, ask in asks.items())
         self.turn.notify_all()
 
-    def _write(self) -> None:
+    def _write(self) -> dict[str, bytes]:
         """Make the handed-over writes in one transfer; that failing, each agent's alone:
         an agent whose own write fails gets the error as its run's answer (as it would
-        have from its own write) and no run."""
+        have from its own write) and no run. The files written."""
         writes, self.writes = self.writes, {}
+        every = {p: d for files in writes.values() for p, d in files.items()}
         try:
-            self.sandbox.write_many({p: d for files in writes.values() for p, d in files.items()})
-            return
+            self.sandbox.write_many(every)
+            return every
         except SandboxGone:
             raise
         except SandboxError:
             pass
+        written: dict[str, bytes] = {}
         for key, files in writes.items():
             try:
                 self.sandbox.write_many(files)
+                written.update(files)
             except SandboxGone:
                 raise
             except SandboxError as error:
                 self.asks.pop(key, None)
                 self.answers[key] = error
+        return written
 
-    def _merged(self, asks: list[_Ask]) -> TestRun:
+    def _merged(self, asks: list[_Ask], written: dict[str, bytes]) -> TestRun:
         scope = list(dict.fromkeys(test for ask in asks for test in ask.scope))
         repeat = max(ask.repeat for ask in asks)
         again = sorted({t for ask in asks if ask.repeat > 1 for t in (ask.again or ask.scope)})
@@ -166,6 +175,8 @@ class SharedRuns:
         self.runs += 1
         run = None
         ride = self.ahead.ride(again) if repeat > 1 and self.ahead is not None else None
+        if written and self.before_run is not None:  # once the ride is made: it waits for it
+            self.before_run(written)
         if repeat > 1 and self.suite is not None:  # the first verification run
             suite, self.suite = self.suite, None
             run = suite.whole(timeout, again, ride=ride) if suite.wanted(scope) else None
@@ -195,7 +206,13 @@ def repair_together(
     """Every group's outcome, the groups repaired at once (see the module docstring);
     `suite` makes their first verification run of the whole suite where that is cheap."""
     ahead = Ahead(session, sandbox, baseline.run.failures, baseline.run.duration)
-    shared = SharedRuns(ahead.guarded, len(baseline.groups), suite, ahead)
+    shared = SharedRuns(
+        ahead.guarded,
+        len(baseline.groups),
+        suite,
+        ahead,
+        lambda files: prejudge(session, files),
+    )
     info = session.hooks.info
 
     def one(task: Task) -> GroupOutcome:

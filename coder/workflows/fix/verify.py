@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from coder.workflows.fix.remembered import per_content
 from coder.workflows.fix.tampering import KINDS as TAMPERING_KINDS
 from coder.workflows.fix.tampering import find_tampering
 from coder.workflows.testscan import Item, Scope, Scopes, read_scopes
@@ -75,7 +76,8 @@ def describe(weakenings: list[Weakening], limit: int = 20) -> str:
     return "\n".join(lines)
 
 
-def _compare_file(path: str, old: bytes | None, new: bytes | None) -> list[Weakening]:
+@per_content
+def _compare_file(path: str, old: bytes | None, new: bytes | None) -> tuple[Weakening, ...]:
     new_scopes: Scopes = {}
     if new is not None:
         try:
@@ -85,7 +87,7 @@ def _compare_file(path: str, old: bytes | None, new: bytes | None) -> list[Weake
             detail = (
                 f"{where}: the new file does not parse ({error.msg}); tests must stay valid Python"
             )
-            return [Weakening(path, None, "syntax_error", detail)]
+            return (Weakening(path, None, "syntax_error", detail),)
     if old is None:
         # A new test file only adds tests; a new conftest.py can skip existing ones.
         is_conftest = path.replace("\\", "/").rsplit("/", 1)[-1] == "conftest.py"
@@ -94,8 +96,8 @@ def _compare_file(path: str, old: bytes | None, new: bytes | None) -> list[Weake
         try:
             old_scopes = read_scopes(old)
         except SyntaxError:
-            return []  # nothing reliable to compare against
-    return list(_compare_scopes(path, old_scopes, new_scopes))
+            return ()  # nothing reliable to compare against
+    return tuple(_compare_scopes(path, old_scopes, new_scopes))
 
 
 def _compare_scopes(path: str, old_scopes: Scopes, new_scopes: Scopes) -> Iterator[Weakening]:

@@ -24,7 +24,7 @@ from coder.models import Model
 from coder.workflows.fix.baseline import Baseline, BaselineOutcome, first_look
 from coder.workflows.fix.final import FinalGate, final_check, merge, sync
 from coder.workflows.fix.group import GroupOutcome, repair_group, said
-from coder.workflows.fix.head import read_ahead
+from coder.workflows.fix.headswap import swap_ahead
 from coder.workflows.fix.options import FixOptions
 from coder.workflows.fix.suite import SuiteVerification
 from coder.workflows.fix.task import Task
@@ -61,7 +61,7 @@ def fix_repo(
     # final gate: a container or a copy is made once, not once per step.
     try:
         with session.open_sandbox(probed=True) as main:  # first_look probes it
-            read_ahead(repo)  # HEAD's Python files, for the strength check, read meanwhile
+            swap_ahead(session)  # HEAD's files and swaps, for the strength check, meanwhile
             first, share = _share(session, first_look(session, main, options.tests), options)
             gate = FinalGate([]) if first.stop else _repair(session, main, first, options, done)
     except SandboxError as error:

@@ -230,12 +230,32 @@ def test_an_edit_that_cannot_be_written_reaches_its_own_agent_alone(tmp_path: Pa
     (repo / "tests" / "test_s2.py").unlink()
     (repo / "tests" / "test_s2.py").mkdir()  # a folder: no file can be written there
     fixed = {n: _test_file(n).replace(f"== {2 * n}", f"== {3 * n}").encode() for n in (1, 2, 3)}
+    heard: list[dict[str, bytes]] = []
     with LocalSandbox(repo) as sandbox:
-        shared = SharedRuns(sandbox, 3)
+        shared = SharedRuns(sandbox, 3, before_run=lambda files: heard.append(dict(files)))
         seen = _three_agents_hand_over(shared, fixed)
     assert isinstance(seen[2], SandboxError) and "test_s2.py" in str(seen[2])
     assert all(seen[n].exit_code == 0 for n in (1, 3))  # type: ignore[attr-defined]
     assert shared.runs == 1
+    assert heard == [{f"tests/test_s{n}.py": fixed[n] for n in (1, 3)}]  # what was written
+
+
+def test_the_files_written_for_a_run_are_told_once_in_the_sandbox(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    fixed = {n: _test_file(n).replace(f"== {2 * n}", f"== {3 * n}").encode() for n in (1, 2, 3)}
+    with LocalSandbox(repo) as sandbox:
+        there: list[bool] = []
+
+        def before_run(files: object) -> None:
+            assert isinstance(files, dict) and set(files) == {f"tests/test_s{n}.py" for n in fixed}
+            there.append(all(sandbox.read(path) == data for path, data in files.items()))
+
+        shared = SharedRuns(sandbox, 3, before_run=before_run)
+        _three_agents_hand_over(shared, fixed)
+        again = SharedRuns(sandbox, 1, before_run=before_run)
+        with again.member():
+            again.run(["tests/test_s1.py"], 60)  # nothing handed over: nothing told
+    assert there == [True]
 
 
 def test_the_gate_takes_the_suites_verification_run_only_while_the_files_are_as_it_left_them(

@@ -48,6 +48,22 @@ def test_short_values_are_never_secrets_and_key_shapes_always_are() -> None:
     assert redact.count(shaped) == 0  # a made-up key in a test is not a known secret
 
 
+@pytest.mark.parametrize(
+    ("text", "hidden"),
+    [
+        ("key=sk-abcdefgh12345678", "key=[REDACTED]"),
+        ("token ghp_0123456789abcdefABCD.", "token [REDACTED]."),
+        ("gho_0123456789abcdefABCD", "[REDACTED]"),
+        ("github_pat_0123456789abcdef_XYZ", "[REDACTED]"),
+        ("Authorization: BEARER abc.def-123456", "Authorization: BEARER [REDACTED]"),
+        ("authorization: bearer abc.def-123456", "authorization: bearer [REDACTED]"),
+        ("no key here: sk- gh_ bearer", "no key here: sk- gh_ bearer"),
+    ],
+)
+def test_each_key_shape_is_hidden_alone_in_any_text_around_it(text: str, hidden: str) -> None:
+    assert Redactor([]).text(text) == hidden
+
+
 def test_a_secret_inside_another_is_hidden_whole() -> None:
     redact = Redactor(["abcdefgh", "xxabcdefghyy"])
     assert redact.text("1 xxabcdefghyy 2 abcdefgh") == f"1 {REDACTED} 2 {REDACTED}"

@@ -10,7 +10,7 @@ from coder.config import load_settings
 from coder.workflows import RunHooks
 from coder.workflows.fix.headswap import swap_ahead, swap_file
 from coder.workflows.fix.prejudge import prejudge
-from coder.workflows.fix.remembered import _CACHED_BYTES, per_content
+from coder.workflows.fix.remembered import _ENTRIES, per_content
 from coder.workflows.fix.renamed import only_renamed
 from coder.workflows.fix.verify import _compare_file, find_weakenings
 from coder.workflows.session import Session
@@ -33,23 +33,31 @@ def _session(tmp_path: Path, name: str) -> Session:
     return Session.start("fix", settings, repo, hooks)
 
 
-def test_a_check_is_made_once_for_the_same_bytes_and_each_time_for_a_large_pair() -> None:
-    calls: list[str] = []
+def test_a_check_is_made_once_for_the_same_bytes_and_the_oldest_answers_go() -> None:
+    calls: list[tuple[str, bytes | None]] = []
 
     @per_content
     def check(path: str, old: bytes | None, new: bytes | None) -> tuple[int, ...]:
-        calls.append(path)
+        calls.append((path, new))
         return (len(old or b""), len(new or b""))
 
     assert check("a.py", b"x", b"yy") == (1, 2)
     assert check("a.py", b"x", b"yy") == (1, 2)
     assert check("a.py", b"x", b"yz") == (1, 2)  # other bytes: checked again
-    assert calls == ["a.py", "a.py"]
-    large = b"#" * _CACHED_BYTES
-    check("big.py", large, large)
-    check("big.py", large, large)
-    assert calls[2:] == ["big.py", "big.py"]
-    assert check.cache_info().currsize == 2
+    assert check("b.py", b"x", b"yy") == (1, 2)  # another path: checked again
+    assert check("a.py", b"x", None) == (1, 0) and check("a.py", b"x", b"") == (1, 0)
+    assert calls == [
+        ("a.py", b"yy"),
+        ("a.py", b"yz"),
+        ("b.py", b"yy"),
+        ("a.py", None),
+        ("a.py", b""),
+    ]
+    for number in range(_ENTRIES):
+        check("many.py", b"", str(number).encode())
+    assert check.cache_info().currsize == _ENTRIES
+    check("a.py", b"x", b"yy")  # among the oldest: gone, so checked again
+    assert calls[-1] == ("a.py", b"yy")
 
 
 def test_the_edits_judged_ahead_are_found_judged_after_the_run_with_the_same_answer(

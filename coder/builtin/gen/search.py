@@ -1,12 +1,11 @@
-"""Probe rounds after the first for the targets whose calls left lines of theirs unrun or
+"""A second probe round for the targets whose first calls left lines of theirs unrun or
 their mutants unnoticed: variants of the calls that went furthest, one literal argument
 (positional or keyword) changed at a time: a string emptied, its numbers one up, its last
 part after one of the module's own separators (`"/a/b/0"`, split at `"/"`) dropped or
 replaced by another of its short literals (`"/a/b/-"`), one of them put in, or a
 character dropped; a number one off, negated or zero; a flag flipped; a list one item
 longer or empty. Before those, the call with one more keyword argument another call
-passed (the options tried on the path one value opened). A later round starts from the
-calls of the round before that reached something new, while they do.
+passed (the options tried on the path one value opened).
 
 A search in the spirit of search-based generators (Pynguin's), kept to literals a reader
 can follow: no random draw, so the same module gets the same tests every run.
@@ -31,9 +30,7 @@ from coder.builtin.literals import is_parsed, node_value
 MAX_BASES = 3
 """The calls varied per target: those that ran the most of it."""
 MAX_VARIANTS = 20
-"""New calls per target in a search round."""
-MAX_ROUNDS = 3
-"""Search rounds after the first probe, each only for the targets the last one paid for."""
+"""New calls per target in the second round."""
 MAX_JOINED = 6
 """Of those, calls given one more keyword argument, per call varied."""
 MAX_TOKENS = 8
@@ -71,52 +68,26 @@ def searched(
     wanted: Callable[[Target], set[int]],
     commands_of: Callable[[Target], Commands],
 ) -> Steps[Parsed]:
-    """`parsed` with the search rounds' results added to the targets that left lines
-    of theirs (`lines`: those no test runs) unrun or `wanted` mutants unnoticed. A round
-    varies the calls that went furthest; the next one goes on only for the targets whose
-    last round ran a line or branch, or noticed a mutant, that none of their calls had
-    (up to MAX_ROUNDS: a round that found nothing new would find nothing next time)."""
+    """`parsed` with the second round's results added to the targets that left lines
+    of theirs (`lines`: those no test runs) unrun or `wanted` mutants unnoticed."""
     tokens, names = module_tokens(source), signatures(ast.parse(source))
-    tried = {target.name: {_key(probe) for probe in target.probes} for target, _ in parsed}
-    frontier = {target.name: results for target, results in parsed}
-    for _ in range(MAX_ROUNDS):
-        found: list[Target] = []
-        for target, results in parsed:
-            bases = frontier.get(target.name, [])
-            if bases and left_to_reach(target, results, lines, wanted(target)):
-                params = target.params or names.get(target.name.split(".")[-1], [])
-                probes = search_probes(target, bases, tokens, params, tried[target.name])
-                found += [replace(target, probes=probes)] if probes else []
-        if not found:
-            return parsed
-        commands = [commands_of(target) for target in found]
-        outputs = yield [
-            ToolRequest("run_shell", {"command": command, "timeout": timeout})
-            for chunks in commands
-            for command, timeout in chunks
-        ]
-        more, _ = parsed_outputs(found, commands, outputs)
-        added = {target.name: results for target, results in more}
-        frontier = {
-            target.name: paid
-            for target, results in parsed
-            if (paid := _reached_more(added.get(target.name, []), results))
-        }
-        parsed = [(target, results + added.get(target.name, [])) for target, results in parsed]
-    return parsed
-
-
-def _reached_more(added: list[Result], results: list[Result]) -> list[Result]:
-    """The added results that ran a line or branch, or noticed a mutant, that none of
-    `results` did."""
-    lines = {line for result in results for line in result.lines}
-    arcs = {arc for result in results for arc in result.arcs}
-    kills = {kill for result in results for kill in result.kills}
-    return [
-        result
-        for result in added
-        if result.lines - lines or set(result.arcs) - arcs or set(result.kills) - kills
+    found: list[Target] = []
+    for target, results in parsed:
+        if left_to_reach(target, results, lines, wanted(target)):
+            params = target.params or names.get(target.name.split(".")[-1], [])
+            probes = search_probes(target, results, tokens, params)
+            found += [replace(target, probes=probes)] if probes else []
+    if not found:
+        return parsed
+    commands = [commands_of(target) for target in found]
+    outputs = yield [
+        ToolRequest("run_shell", {"command": command, "timeout": timeout})
+        for chunks in commands
+        for command, timeout in chunks
     ]
+    more, _ = parsed_outputs(found, commands, outputs)
+    added = {target.name: results for target, results in more}
+    return [(target, results + added.get(target.name, [])) for target, results in parsed]
 
 
 def module_tokens(source: str) -> list[str]:
@@ -143,15 +114,10 @@ def left_to_reach(
 
 
 def search_probes(
-    target: Target,
-    results: list[Result],
-    tokens: list[str],
-    params: list[str],
-    seen: set[tuple[str, ...]] | None = None,
+    target: Target, results: list[Result], tokens: list[str], params: list[str]
 ) -> list[Probe]:
-    """Variants of the calls that ran the most lines, none tried already (`seen`, which
-    gains them; by default the target's own probes)."""
-    seen = {_key(probe) for probe in target.probes} if seen is None else seen
+    """Variants of the calls that ran the most lines, none the target probed already."""
+    seen = {_key(probe) for probe in target.probes}
     bases = sorted(
         results,
         key=lambda r: (-len(r.arcs), -len(r.lines)),

@@ -108,7 +108,9 @@ def _mutation(score: Report | None) -> str:
     if not score or score.get("score") is None:
         return "n/a"
     killed, total = int(score.get("killed", 0)), int(score.get("total", 0))
-    return f"{float(score['score']):.1f}% ({killed} of {total} mutants killed)"
+    unrun = int(score.get("not_run") or 0)
+    left = f"; {unrun} not run within the time budget" if unrun else ""
+    return f"{float(score['score']):.1f}% ({killed} of {total} mutants killed{left})"
 
 
 def _counts(counts: Report | None) -> str:

@@ -133,6 +133,8 @@ class MutationScore(BaseModel):
     score: float | None = None
     """killed / total as a percentage (None: no mutant was run)."""
     by_operator: dict[str, OperatorCount] = Field(default_factory=dict)
+    not_run: int = 0
+    """Mutants the time budget left unrun: in no count, neither killed nor alive."""
 
     @classmethod
     def of(cls, outcomes: Iterable[tuple[str, bool]]) -> MutationScore:
@@ -147,12 +149,14 @@ class MutationScore(BaseModel):
     @classmethod
     def combined(cls, scores: Iterable[MutationScore]) -> MutationScore:
         counts: dict[str, OperatorCount] = {}
+        not_run = 0
         for score in scores:
+            not_run += score.not_run
             for operator, part in score.by_operator.items():
                 count = counts.setdefault(operator, OperatorCount())
                 count.killed += part.killed
                 count.total += part.total
-        return cls.summed(counts)
+        return cls.summed(counts).model_copy(update={"not_run": not_run})
 
     @classmethod
     def summed(cls, counts: dict[str, OperatorCount]) -> MutationScore:

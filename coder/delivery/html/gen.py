@@ -72,7 +72,8 @@ def _score(score: MutationScore | None) -> str:
 def _killed(score: MutationScore | None) -> str:
     if score is None or not score.total:
         return ""
-    return f"{score.killed} of {plural(score.total, 'injected bug')} noticed"
+    unrun = f"; {score.not_run} not run in time" if score.not_run else ""
+    return f"{score.killed} of {plural(score.total, 'injected bug')} noticed{unrun}"
 
 
 def _rejected_note(report: GenReport) -> str:

@@ -49,6 +49,9 @@ class ModuleMutants:
     """Decided at baseline (run, or on a line no test runs); the rest count nowhere."""
     covered: set[Mutant] = field(default_factory=set)
     """Some existing test runs its line."""
+    undecided: set[Mutant] = field(default_factory=set)
+    """Decided at baseline, but left unrun by the budget of the run after: neither
+    killed nor alive, in no score."""
     mutable: set[int] = field(default_factory=set)
     """Lines holding some mutant inside a function, before any limit."""
     test_time: float = 0.0
@@ -56,12 +59,16 @@ class ModuleMutants:
 
     def alive(self) -> list[Mutant]:
         """Decided, and no test kills it yet."""
-        gone = self.killed_before.keys() | self.killed_now.keys()
+        gone = self.killed_before.keys() | self.killed_now.keys() | self.undecided
         return [m for m in self.mutants if m in self.ran and m not in gone]
 
     def score(self, after: bool) -> MutationScore:
         killed = set(self.killed_before) | (set(self.killed_now) if after else set())
-        return MutationScore.of([(m.operator, m in killed) for m in self.mutants if m in self.ran])
+        left = self.undecided if after else set()
+        counted = [m for m in self.mutants if m in self.ran and m not in left]
+        score = MutationScore.of([(m.operator, m in killed) for m in counted])
+        unrun = sum(1 for m in self.mutants if m in self.ran and m in left)
+        return score.model_copy(update={"not_run": unrun}) if unrun else score
 
     def survivors(self, limit: int = MAX_SURVIVORS_SHOWN) -> list[Survivor]:
         """The alive mutants that matter most: on lines some test runs first (a test runs
@@ -146,6 +153,10 @@ def after(
     for module in modules:
         module.killed_now.clear()
         module.covered = {m for m in module.mutants if index.tests_on(m.path, m.statement_line)}
+        module.undecided = set()
+    unrun = [*result.not_run, *(o.mutant for o in result.outcomes if o.status == "invalid")]
+    for mutant in unrun:  # the budget ran out first: nothing is known of them now
+        by_path[mutant.path].undecided.add(mutant)
     for outcome in result.outcomes:
         if outcome.killed:
             by_path[outcome.mutant.path].killed_now[outcome.mutant] = outcome.killed_by or ""

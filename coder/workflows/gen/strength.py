@@ -128,7 +128,10 @@ def with_survivors(
 def describe(score: MutationScore | None) -> str:
     if score is None or score.score is None:
         return "no mutant ran"
-    return f"mutation score {score.score:.1f}% ({score.killed} of {score.total} mutants killed)"
+    unrun = f"; {score.not_run} not run within the time budget" if score.not_run else ""
+    return (
+        f"mutation score {score.score:.1f}% ({score.killed} of {score.total} mutants killed{unrun})"
+    )
 
 
 def _coverage(run: CoverageRun | None, path: str) -> Coverage | None:

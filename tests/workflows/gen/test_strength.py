@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from coder.delivery.report import MutationScore
-from coder.workflows.gen.mutation import module_mutants
+from coder.workflows.gen.mutation import after, module_mutants
 from coder.workflows.gen.scope import ModuleTarget, changed_first, changed_lines
+from coder.workflows.gen.strength import describe
 from coder.workflows.gen.tests_index import TestIndex
-from tests.helpers import git
+from sandbox import LocalSandbox
+from tests.helpers import git, write_tree
 from tools import CoverageRun, TestCoverage, TestRun
 
 SOURCE = """\
@@ -97,3 +99,42 @@ def test_with_changed_lines_the_changed_functions_come_first() -> None:
     target = ModuleTarget("m.py", "m", "tests/test_m.py", False, ["small", "scale"])
     [ordered] = changed_first([target], {"m.py": {11}}, {"m.py": SOURCE})
     assert ordered.functions == ["scale", "small"]
+
+
+SLOW_TEST = """\
+import time
+
+from m import scale, small
+
+
+def test_m():
+    time.sleep(0.3)
+    assert small(3) and not small(30)
+    assert scale(3) == 6
+"""
+
+
+def test_mutants_the_budget_leaves_unrun_after_count_in_no_score(tmp_path: Path) -> None:
+    """The run after the new tests stops at its budget: the mutants it did not reach are
+    neither killed nor alive, and the score says how many there were."""
+    pyproject = '[tool.pytest.ini_options]\npythonpath = ["."]\n'
+    repo = write_tree(
+        tmp_path / "repo",
+        {"pyproject.toml": pyproject, "m.py": SOURCE, "tests/test_m.py": SLOW_TEST},
+    )
+    module = module_mutants("m.py", SOURCE, 1000)
+    module.ran = set(module.mutants)  # each decided at baseline: no test then
+    run = CoverageRun(tests=TestRun(outcomes={"tests/test_m.py::test_m": "passed"}))
+    lines = {("m.py", line) for line in (5, 9, 10, 11)}
+    index = TestIndex.of(run, {"tests.test_m.test_m": TestCoverage(lines=lines)})
+    with LocalSandbox(repo) as sandbox:
+        after(sandbox, [module], index, budget_s=1.0)
+
+    score = module.score(after=True)
+    assert module.undecided and score.not_run == len(module.undecided)
+    assert score.total + score.not_run == len(module.mutants)
+    assert 0 < score.killed <= score.total < len(module.mutants)
+    assert not set(module.alive()) & module.undecided
+    assert f"{score.not_run} not run within the time budget" in describe(score)
+    before = module.score(after=False)
+    assert (before.total, before.not_run) == (len(module.mutants), 0)

@@ -7,11 +7,12 @@ most _ENTRIES small answers per check, whatever the size of the files it saw.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, NamedTuple, TypeVar
+
+from coder.delivery.patching import sha256_hex
 
 Answer = TypeVar("Answer")
 Check = Callable[[str, bytes | None, bytes | None], Answer]
@@ -31,7 +32,7 @@ class Remembered(Generic[Answer]):
 
     def __init__(self, check: Check[Answer]) -> None:
         self.check = check
-        self._answers: OrderedDict[tuple[str, bytes, bytes], Answer] = OrderedDict()
+        self._answers: OrderedDict[tuple[str, str, str], Answer] = OrderedDict()
         self._lock = threading.Lock()
         self._hits = self._misses = 0
 
@@ -61,6 +62,6 @@ def per_content(check: Check[Answer]) -> Remembered[Answer]:
     return Remembered(check)
 
 
-def _digest(data: bytes | None) -> bytes:
+def _digest(data: bytes | None) -> str:
     """An absent file and an empty one differ."""
-    return b"-" if data is None else hashlib.blake2b(data, digest_size=16).digest()
+    return "-" if data is None else sha256_hex(data)

@@ -64,10 +64,10 @@ class ModuleMutants:
 
     def score(self, after: bool) -> MutationScore:
         killed = set(self.killed_before) | (set(self.killed_now) if after else set())
-        left = self.undecided if after else set()
-        counted = [m for m in self.mutants if m in self.ran and m not in left]
+        decided = [m for m in self.mutants if m in self.ran]
+        counted = [m for m in decided if not (after and m in self.undecided)]
         score = MutationScore.of([(m.operator, m in killed) for m in counted])
-        unrun = sum(1 for m in self.mutants if m in self.ran and m in left)
+        unrun = len(decided) - len(counted)
         return score.model_copy(update={"not_run": unrun}) if unrun else score
 
     def survivors(self, limit: int = MAX_SURVIVORS_SHOWN) -> list[Survivor]:

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from coder.builtin.gen.calls import Call, plan_calls, renamed
 from coder.builtin.gen.constants import ModuleFacts
-from coder.builtin.gen.doctests import doctest_probes
+from coder.builtin.gen.doctests import MAX_SCENARIOS, doctest_probes
 from coder.builtin.gen.examples import doctest_calls
 from coder.builtin.gen.nodes import is_exception, state_kept_changed
 from coder.builtin.gen.objects import constructor, instances, observers
@@ -64,7 +64,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         return target
     ctor = constructor(cls, facts)
     var = safe_name(snake_case(cls.name))
-    scenarios = doctest_probes(node, method, facts.names, facts.origins) if node is not None else []
+    scenarios = _scenarios(cls, node, method, facts)
     scenarios = [_named_as(probe, cls.name, var) for probe in scenarios]
     if ctor is None and not scenarios:
         target.skip = f"no input could be derived for {cls.name}()"
@@ -129,6 +129,22 @@ def _method_probes(
     others_ = setups[1:]
     spread = [Probe(c, others_[n % len(others_)]) for n, c in enumerate(rest)] if others_ else []
     return probes + [Probe(call, setups[0]) for call in rest] + spread
+
+
+def _scenarios(
+    cls: ast.ClassDef, node: Function | None, method: str, facts: ModuleFacts
+) -> list[Probe]:
+    """The doctest checks that show the method: its own docstring's, then the class's
+    that call it by name (`blist.pop(50000)` under `blist = BList(range(100000))`), which
+    often build the richest object the module documents."""
+    if node is None:
+        return []
+    own = doctest_probes(node, method, facts.names, facts.origins)
+    if is_dunder(method):  # a class's example shows many special methods at once
+        return own
+    shown = {probe.call.callee for probe in own}
+    more = doctest_probes(cls, method, facts.names, facts.origins)
+    return (own + [probe for probe in more if probe.call.callee not in shown])[:MAX_SCENARIOS]
 
 
 def _named_as(probe: Probe, name: str, var: str) -> Probe:

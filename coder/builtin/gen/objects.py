@@ -142,8 +142,30 @@ def constructor(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param] | None:
     elif "dataclass" in decorators(cls):
         params = _dataclass_params(cls, facts)
     else:
-        params = []
+        params = _builtin_params(cls, facts)
     return params if plan_calls(cls.name, params) else None
+
+
+_BUILTIN_BASES = {
+    "list": "items: list[int]", "tuple": "items: list[int]", "set": "items: list[int]",
+    "frozenset": "items: list[int]", "deque": "items: list[int]",
+    "dict": "mapping: dict[str, int]", "OrderedDict": "mapping: dict[str, int]",
+    "str": "text: str", "int": "number: int", "float": "number: float",
+}  # fmt: skip
+"""A class that adds methods to a builtin and keeps its constructor is built from one of
+its values: `SplayList([3, 1, 2])`, not an empty `SplayList()` every method sees alike."""
+
+
+def _builtin_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
+    bases = [
+        base.id if isinstance(base, ast.Name) else getattr(base, "attr", "") for base in cls.bases
+    ]
+    shape = next((_BUILTIN_BASES[name] for name in bases if name in _BUILTIN_BASES), None)
+    if shape is None:
+        return []
+    stub = ast.parse(f"def __init__(self, {shape}, /): pass").body[0]
+    assert isinstance(stub, Function)
+    return params_of(stub, True, facts)
 
 
 def _dataclass_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
@@ -182,7 +204,18 @@ def observers(cls: ast.ClassDef, var: str) -> list[str]:
             found.append(f"{var}.{node.name}")
         elif _is_query(node, kind):
             found.append(f"{var}.{node.name}()")
+    found += [f"{shown}({var})" for shown in _builtin_views(cls)]
     return list(dict.fromkeys(found))[:MAX_OBSERVERS]
+
+
+def _builtin_views(cls: ast.ClassDef) -> list[str]:
+    """How the builtin a class extends shows its content: `list(splay_list)`."""
+    names = {
+        base.id if isinstance(base, ast.Name) else getattr(base, "attr", "") for base in cls.bases
+    }
+    shape = next((_BUILTIN_BASES[name] for name in names if name in _BUILTIN_BASES), "")
+    view = shape.split(": ")[-1].split("[")[0]
+    return [view] if view else []
 
 
 def _is_query(node: Function, kinds: set[str]) -> bool:
@@ -191,7 +224,48 @@ def _is_query(node: Function, kinds: set[str]) -> bool:
     returns_none = node.returns is not None and ast.unparse(node.returns) == "None"
     arguments = node.args
     takes_more = arguments.vararg is not None or arguments.kwonlyargs or arguments.posonlyargs
-    return len(arguments.args) == 1 and not takes_more and not kinds and not returns_none
+    if len(arguments.args) != 1 or takes_more or kinds or returns_none:
+        return False
+    return _gives_value(node) and not _changes_self(node)
+
+
+def _gives_value(node: Function) -> bool:
+    """`return x` or `yield` somewhere in its own body (a bare `sort()` gives None)."""
+    return any(
+        (isinstance(child, ast.Return) and child.value is not None)
+        or isinstance(child, ast.Yield | ast.YieldFrom)
+        for child in ast.walk(node)
+    )
+
+
+_CHANGING_CALLS = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "sort"}
+_CHANGING_CALLS |= {"reverse", "update", "setdefault", "add", "discard", "appendleft", "rotate"}
+
+
+def _changes_self(node: Function) -> bool:
+    """It assigns to or deletes from `self` (`self.n += 1`, `del self.items[0]`) or calls
+    a changing method on what `self` holds (`self.items.sort()`): observing it twice
+    would show two states."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+            targets = (
+                child.targets if isinstance(child, ast.Assign | ast.Delete) else [child.target]
+            )
+            if any(_on_self(target) for target in targets):
+                return True
+        func = child.func if isinstance(child, ast.Call) else None
+        changing = isinstance(func, ast.Attribute) and func.attr in _CHANGING_CALLS
+        if changing and isinstance(func, ast.Attribute) and _on_self(func.value):
+            return True
+    return False
+
+
+def _on_self(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+        if isinstance(node, ast.Name) and node.id == "self":
+            return True
+    return False
 
 
 def _public_attributes(init: Function) -> list[str]:

@@ -11,6 +11,7 @@ those sources; otherwise they are volatile: only the errors they raise can be as
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import replace
 
 from coder.builtin.gen.argv import argv_readers, command_lines
@@ -172,9 +173,30 @@ def _abstract(own: dict[str, ast.ClassDef], merged: dict[str, ast.ClassDef]) -> 
     found = set()
     for name, cls in merged.items():
         body = {m.name: m for m in methods(cls)}
+        inherited = _from_elsewhere(name, own)
+        if inherited is None:  # a base of another module: what it defines is unknown
+            continue
         for method in body.values():
-            if (_reached(method, body) - set(body)) & defined:
+            if (_reached(method, body) - set(body) - inherited) & defined:
                 found.add(f"{name}.{method.name}")
+    return found
+
+
+def _from_elsewhere(name: str, own: dict[str, ast.ClassDef]) -> set[str] | None:
+    """The methods the class `name` gets from builtin bases (`list`'s `pop`), on any
+    level; None when a base is neither the module's nor a builtin."""
+    found: set[str] = set()
+    lineage, seen = [own[name]], {name}
+    while lineage:
+        for base in lineage.pop().bases:
+            base_name = base.id if isinstance(base, ast.Name) else ast.unparse(base)
+            if base_name in own and base_name not in seen:
+                seen.add(base_name)
+                lineage.append(own[base_name])
+            elif isinstance(getattr(builtins, base_name, None), type):
+                found |= set(dir(getattr(builtins, base_name)))
+            elif base_name not in own:
+                return None
     return found
 
 

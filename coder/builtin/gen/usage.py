@@ -5,7 +5,8 @@ In that order: the docstring (`:type text: str`, `:param str text:`, Google's
 `text (str): ...`, NumPy's `text : str`, with "or", "list of" and ", optional" read as
 typing writes them); then the body: `isinstance(text, (list, Mapping))`, string methods
 (`text.lower()`), mapping ones (`d.items()`), `append`, arithmetic with a number,
-`range(n)`, iteration (`for x in items`, `list(items)`, `self.extend(items)`). A string
+`range(n)`, iteration (`for x in items`, `list(items)`, `self.extend(items)`), a
+slice's parts (`index.start`, as `__getitem__` reads one). A string
 the body looks for in a parameter (`s.startswith("--")`, `"@" in s`, `s.split(",")`)
 makes a value that holds it (`"--abc"`, `"a@b"`, `"a,b"`).
 """
@@ -27,6 +28,7 @@ _DATETIME_METHODS |= {"toordinal", "astimezone", "utcoffset", "timestamp", "isoc
 _DATETIME_METHODS |= {".year", ".month", ".day", ".hour", ".minute", ".tzinfo"}
 _TIMEDELTA_METHODS = {"total_seconds", ".days", ".seconds", ".microseconds"}
 _LIST_METHODS = {"append", "extend", "sort", "insert"}
+_SLICE_READS = {".start", ".stop", ".step"}
 _FOUND_IN = {"split", "rsplit", "partition", "rpartition", "count", "find", "index", "replace"}
 _FOUND_IN |= {"rfind", "rindex"}
 _ISINSTANCE_NAMES = {"Mapping": "dict", "MutableMapping": "dict", "Sequence": "list"}
@@ -81,6 +83,7 @@ def _used_as(node: ast.FunctionDef, param: str) -> str:
             (_LIST_METHODS, "list"),
             (_DATETIME_METHODS, "datetime"),
             (_TIMEDELTA_METHODS, "timedelta"),
+            (_SLICE_READS, "slice"),
         )
         if methods & found
     ]

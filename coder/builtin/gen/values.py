@@ -51,7 +51,11 @@ class Value:
 CHARACTER = re.compile(r"^(ch|char|c|letter)$")
 """A parameter named so holds one character."""
 _NAME_GUESSES = [
-    (re.compile(r"^(n|i|j|k|count|size|index|number|num|limit|times|width|height|age)$"), "int"),
+    (
+        re.compile(r"^(i|j|k|idx|index|pos|position|offset)$|_(index|idx|pos|position|offset)$"),
+        "index",
+    ),
+    (re.compile(r"^(n|count|size|number|num|limit|times|width|height|age)$"), "int"),
     (re.compile(r"^(max|min|num_|n_)|(size|count|limit|length|capacity|timeout|ttl)$"), "int"),
     (re.compile(r"^(x|y|z|value|amount|price|rate|ratio|factor)$"), "float"),
     (re.compile(r"^(dt|when|moment)$|(_dt|datetime|_at)$"), "datetime"),
@@ -105,6 +109,9 @@ def hint_values(annotation: ast.expr | None, param: str, origin: str = "hint") -
 def guessed_values(param: str) -> list[Value]:
     """Values for an unannotated parameter from its name alone (calls may raise TypeError)."""
     for pattern, hint in _NAME_GUESSES:
+        if pattern.search(param) and hint == "index":  # an item of a small object: 1 first
+            found = hint_values(ast.Name("int"), param, "guess")
+            return sorted(found, key=lambda value: value.source != "1")
         if pattern.search(param):
             return hint_values(ast.parse(hint, mode="eval").body, param, "guess")
     return []

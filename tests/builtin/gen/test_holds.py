@@ -93,8 +93,11 @@ class Box:
         return item <= self.size
 '''
     [target] = find_targets(source, ["Box.fits"], "boxes")
-    made = {(probe.setup[0].source(), probe.call.source()) for probe in target.probes}
-    first, *later = list(dict.fromkeys(p.call.source() for p in target.probes))
+    shown = [probe.call.callee for probe in target.probes if not probe.setup]
+    assert shown == ["Box(5).fits(3)", "Box(0).fits(1)"]  # the class's own examples
+    planned = [probe for probe in target.probes if probe.setup]
+    made = {(probe.setup[0].source(), probe.call.source()) for probe in planned}
+    first, *later = list(dict.fromkeys(p.call.source() for p in planned))
     assert later, "several calls of fits"
     for call in later[:3]:  # on the richest instance and on one more
         assert len({setup for setup, made_call in made if made_call == call}) >= 2

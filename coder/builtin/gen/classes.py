@@ -71,7 +71,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         return target
     target.var = var
     target.documented = exceptions_named(cls) | (exceptions_named(node) if node else frozenset())
-    target.observers = observers(cls, target.var)
+    target.observers = observers(cls, target.var, facts.tree)
     target.span = (node or cls).lineno, (node or cls).end_lineno or cls.lineno
     if method == "__init__":
         target.init = True

@@ -157,15 +157,28 @@ its values: `SplayList([3, 1, 2])`, not an empty `SplayList()` every method sees
 
 
 def _builtin_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
-    bases = [
-        base.id if isinstance(base, ast.Name) else getattr(base, "attr", "") for base in cls.bases
-    ]
-    shape = next((_BUILTIN_BASES[name] for name in bases if name in _BUILTIN_BASES), None)
-    if shape is None:
+    shape = _builtin_shape(cls, facts.tree)
+    if not shape:
         return []
     stub = ast.parse(f"def __init__(self, {shape}, /): pass").body[0]
     assert isinstance(stub, Function)
     return params_of(stub, True, facts)
+
+
+def _builtin_shape(cls: ast.ClassDef, tree: ast.Module | None) -> str:
+    """The parameter `_BUILTIN_BASES` gives the builtin `cls` extends, on any level of
+    the module's own bases ("" for none)."""
+    own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)} if tree else {}
+    lineage, seen = [cls], {cls.name}
+    while lineage:
+        for base in lineage.pop().bases:
+            name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", "")
+            if name in _BUILTIN_BASES:
+                return _BUILTIN_BASES[name]
+            if name in own and name not in seen:
+                seen.add(name)
+                lineage.append(own[name])
+    return ""
 
 
 def _dataclass_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
@@ -186,9 +199,10 @@ def _dataclass_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
     return params_of(stub, True, facts)
 
 
-def observers(cls: ast.ClassDef, var: str) -> list[str]:
+def observers(cls: ast.ClassDef, var: str, tree: ast.Module | None = None) -> list[str]:
     """Expressions that show an instance's state: public attributes set in __init__,
-    len(), its repr when the class writes one, properties, zero-argument queries."""
+    len(), its repr when the class writes one, properties, zero-argument queries that
+    change nothing, and the builtin it extends shown as one (`list(splay_list)`)."""
     found: list[str] = []
     for node in methods(cls):
         kind = decorators(node)
@@ -204,18 +218,9 @@ def observers(cls: ast.ClassDef, var: str) -> list[str]:
             found.append(f"{var}.{node.name}")
         elif _is_query(node, kind):
             found.append(f"{var}.{node.name}()")
-    found += [f"{shown}({var})" for shown in _builtin_views(cls)]
+    view = _builtin_shape(cls, tree).split(": ")[-1].split("[")[0]
+    found += [f"{view}({var})"] if view else []
     return list(dict.fromkeys(found))[:MAX_OBSERVERS]
-
-
-def _builtin_views(cls: ast.ClassDef) -> list[str]:
-    """How the builtin a class extends shows its content: `list(splay_list)`."""
-    names = {
-        base.id if isinstance(base, ast.Name) else getattr(base, "attr", "") for base in cls.bases
-    }
-    shape = next((_BUILTIN_BASES[name] for name in names if name in _BUILTIN_BASES), "")
-    view = shape.split(": ")[-1].split("[")[0]
-    return [view] if view else []
 
 
 def _is_query(node: Function, kinds: set[str]) -> bool:

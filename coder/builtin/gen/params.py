@@ -60,8 +60,8 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
     for arg, default, keyword_only in pairs:
         closed = _closed(arg, facts)
         values = _values(hinted[arg.arg], [] if closed else literals.get(arg.arg, []))
-        if not values and default is None and arg.annotation is None:
-            values = anything(arg.arg)
+        if all(v.source == "None" for v in values) and default is None and not arg.annotation:
+            values += anything(arg.arg)  # `if start is None:` says what else it takes not
         matched = _matched(node, arg.arg, facts)
         head, rest = (matched, values) if matched else (values[:1], values[1:])
         if matched and values and values[0].origin == "doctest":  # what the module shows

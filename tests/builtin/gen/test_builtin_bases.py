@@ -1,0 +1,178 @@
+"""Classes that extend a builtin (`class SplayList(list)`) and document themselves in
+their class docstring, as utility libraries write them.
+
+End to end through the real Agent and LocalSandbox: the generated file is run by pytest;
+then the pieces: constructor, observers, queries that change the object, abstract
+methods, index names and slices.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from coder.builtin.gen import find_targets
+from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.objects import observers
+from coder.builtin.gen.params import params_of
+from coder.builtin.gen.usage import usage_hint
+from coder.builtin.gen.values import guessed_values
+from tests.helpers import generate, run_pytest_in
+
+SEQUENCES = '''\
+class MoveList(list):
+    """A list whose items move to the front.
+
+    >>> moves = Moves([5, 6, 7, 8])
+    >>> moves.shift(2)
+    >>> moves.front()
+    7
+    """
+
+    def shift(self, item_index, dest_index=0):
+        if item_index == dest_index:
+            return
+        item = self.pop(item_index)
+        self.insert(dest_index, item)
+
+    def swap(self, item_index, dest_index):
+        if item_index < 0 or dest_index < 0:
+            raise IndexError("counted from the front only")
+        self[dest_index], self[item_index] = self[item_index], self[dest_index]
+
+    def front(self):
+        return self[0]
+
+
+Moves = MoveList
+'''
+
+
+def test_a_list_subclass_is_built_from_a_list_and_shown_as_one(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"moves.py": SEQUENCES}, "moves")
+    text = generated.text
+    assert "MoveList([3, 1, 2])" in text, text  # not an empty MoveList() every call sees alike
+    assert "list(move_list) == " in text, text  # its state after a call, as the builtin shows it
+    assert "shift(" in text and "swap(" in text, text  # no method taken for abstract
+    assert "moves = Moves([5, 6, 7, 8])" in text, text  # the class docstring's scenario
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_the_class_docstring_shows_its_methods_under_their_earlier_lines() -> None:
+    [target] = find_targets(SEQUENCES, ["MoveList.front"], "moves")
+    scenario = next(p for p in target.probes if p.call.callee == "moves.front()")
+    assert [c.callee for c in scenario.setup] == ["moves = Moves([5, 6, 7, 8])", "moves.shift(2)"]
+    assert scenario.call.expected == "7"
+
+
+def test_a_special_method_takes_no_scenario_from_the_class_docstring() -> None:
+    source = SEQUENCES.replace(
+        "def front(self):", "def __len__(self):\n        return 4\n\n    def front(self):"
+    )
+    [target] = find_targets(source, ["MoveList.__len__"], "moves")
+    assert not [p for p in target.probes if p.call.origin == "doctest"]
+
+
+def test_a_method_that_changes_the_object_is_no_observer() -> None:
+    source = """\
+class Bag:
+    def __init__(self):
+        self.items = [3, 1]
+        self.seen = 0
+
+    def sort(self):
+        self.items.sort()
+
+    def tally(self):
+        self.seen += 1
+        return self.seen
+
+    def newest(self):
+        return self.items[-1]
+"""
+    [cls] = [node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)]
+    # sort() gives nothing back; tally() changes what it shows; newest() only reads.
+    assert observers(cls, "bag") == ["bag.items", "bag.seen", "bag.newest()"]
+
+
+def test_a_dict_subclass_is_built_from_a_dict_and_a_module_base_still_counts() -> None:
+    source = """\
+class Base(dict):
+    pass
+
+
+class Counts(Base):
+    def total(self):
+        return sum(self.values())
+
+    def bump(self, key):
+        self[key] = self.get(key, 0) + 1
+        return self.total()
+"""
+    targets = {t.name: t for t in find_targets(source, [], "counts")}
+    assert not targets["Counts.bump"].skip  # get() comes from dict: not a subclass's hook
+    setups = {probe.setup[0].source() for probe in targets["Counts.total"].probes}
+    assert setups and all(setup.startswith("Counts({") for setup in setups), setups
+    [cls] = [
+        n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "Counts"
+    ]
+    assert observers(cls, "counts", ast.parse(source)) == ["counts.total()", "dict(counts)"]
+
+
+def test_a_base_from_another_module_leaves_a_method_unjudged() -> None:
+    source = """\
+from collections import UserList
+
+
+class Stack(UserList):
+    def peek(self):
+        return self.top()
+
+
+class Other:
+    def top(self):
+        return 1
+"""
+    targets = {t.name: t for t in find_targets(source, [], "stack")}
+    assert not targets["Stack.peek"].skip  # UserList may define top(): nothing is known
+
+
+def test_an_index_named_parameter_is_tried_with_one_first() -> None:
+    for name in ("index", "item_index", "idx", "list_idx", "offset", "position"):
+        assert guessed_values(name)[0].source == "1", name
+    assert guessed_values("count")[0].source == "3"  # a count is no index
+
+
+def test_a_parameter_read_as_a_slice_gets_slices() -> None:
+    node = ast.parse(
+        "def __getitem__(self, index):\n"
+        "    try:\n"
+        "        start, stop = index.start, index.stop\n"
+        "    except AttributeError:\n"
+        "        return 0\n"
+    ).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    hint, origin = usage_hint(node, "index")
+    assert hint is not None and ast.unparse(hint) == "slice" and origin == "guess"
+
+
+def test_a_parameter_only_checked_against_none_is_tried_with_values_too() -> None:
+    source = """\
+class Window:
+    def __init__(self):
+        self.items = [4, 5, 6]
+
+    def cut(self, first, last):
+        if first is None:
+            first = 0
+        if last is None:
+            last = len(self.items)
+        return self.items[first:last]
+"""
+    node = next(n for n in ast.walk(ast.parse(source)) if getattr(n, "name", "") == "cut")
+    assert isinstance(node, ast.FunctionDef)
+    params = params_of(node, True, ModuleFacts.of(ast.parse(source)))
+    assert [[v.source for v in p.values] for p in params] == [
+        ["None", "3", '"abc"'],
+        ["None", "3", '"abc"'],
+    ]

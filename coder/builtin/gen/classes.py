@@ -134,17 +134,19 @@ def _method_probes(
 def _scenarios(
     cls: ast.ClassDef, node: Function | None, method: str, facts: ModuleFacts
 ) -> list[Probe]:
-    """The doctest checks that show the method: its own docstring's, then the class's
-    that call it by name (`blist.pop(50000)` under `blist = BList(range(100000))`), which
-    often build the richest object the module documents."""
+    """The doctest checks that show the method: its own docstring's, then the class's and
+    the module's that call it by name (`blist.pop(50000)` under `blist =
+    BList(range(100000))`), which often build the richest object the module documents."""
     if node is None:
         return []
-    own = doctest_probes(node, method, facts.names, facts.origins)
+    found = doctest_probes(node, method, facts.names, facts.origins)
     if is_dunder(method):  # a class's example shows many special methods at once
-        return own
-    shown = {probe.call.callee for probe in own}
-    more = doctest_probes(cls, method, facts.names, facts.origins)
-    return (own + [probe for probe in more if probe.call.callee not in shown])[:MAX_SCENARIOS]
+        return found
+    for documented in (cls, facts.tree):
+        shown = {probe.call.callee for probe in found}
+        more = doctest_probes(documented, method, facts.names, facts.origins)
+        found += [probe for probe in more if probe.call.callee not in shown]
+    return found[:MAX_SCENARIOS]
 
 
 def _named_as(probe: Probe, name: str, var: str) -> Probe:

@@ -176,3 +176,36 @@ class Window:
         ["None", "3", '"abc"'],
         ["None", "3", '"abc"'],
     ]
+
+
+def test_the_module_docstring_shows_a_method_too() -> None:
+    source = '''\
+"""Queues.
+
+>>> line = Queue()
+>>> line.put("first")
+>>> line.put("second")
+>>> line.get()
+'first'
+"""
+
+
+class Queue:
+    def __init__(self):
+        self.items = []
+
+    def put(self, item):
+        self.items.append(item)
+
+    def get(self):
+        return self.items.pop(0)
+'''
+    [target] = find_targets(source, ["Queue.get"], "queues")
+    # Named as the other tests name the instance, so they can share a table.
+    scenario = next(p for p in target.probes if p.call.callee == "queue.get()")
+    assert [c.callee for c in scenario.setup] == [
+        "queue = Queue()",
+        'queue.put("first")',
+        'queue.put("second")',
+    ]
+    assert scenario.call.expected == "'first'"

@@ -158,8 +158,8 @@ its values: `SplayList([3, 1, 2])`, not an empty `SplayList()` every method sees
 
 def _builtin_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
     shape = _builtin_shape(cls, facts.tree)
-    if not shape:
-        return []
+    if not shape or any(m.name == "__new__" for m in methods(cls)):
+        return []  # a constructor of its own: the builtin's is not what builds it
     stub = ast.parse(f"def __init__(self, {shape}, /): pass").body[0]
     assert isinstance(stub, Function)
     return params_of(stub, True, facts)
@@ -171,8 +171,11 @@ def _builtin_shape(cls: ast.ClassDef, tree: ast.Module | None) -> str:
     own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)} if tree else {}
     lineage, seen = [cls], {cls.name}
     while lineage:
-        for base in lineage.pop().bases:
-            name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", "")
+        bases = lineage.pop().bases
+        names = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in bases]
+        if any(name.endswith(("Enum", "Flag")) for name in names):
+            return ""  # `class Color(str, Enum)`: its members are its values
+        for name in names:
             if name in _BUILTIN_BASES:
                 return _BUILTIN_BASES[name]
             if name in own and name not in seen:

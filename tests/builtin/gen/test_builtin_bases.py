@@ -13,7 +13,7 @@ from pathlib import Path
 
 from coder.builtin.gen import find_targets
 from coder.builtin.gen.constants import ModuleFacts
-from coder.builtin.gen.objects import observers
+from coder.builtin.gen.objects import constructor, observers
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.usage import usage_hint
 from coder.builtin.gen.values import guessed_values
@@ -215,3 +215,30 @@ class Queue:
         'queue.put("second")',
     ]
     assert scenario.call.expected == "'first'"
+
+
+def test_an_enum_or_a_class_with_its_own_new_is_not_built_as_its_builtin() -> None:
+    source = """\
+import enum
+
+
+class Color(str, enum.Enum):
+    RED = "red"
+
+    def loud(self):
+        return self.value.upper()
+
+
+class Pair(tuple):
+    def __new__(cls, a, b):
+        return super().__new__(cls, (a, b))
+
+    def total(self):
+        return self[0] + self[1]
+"""
+    tree = ast.parse(source)
+    facts = ModuleFacts.of(tree)
+    color, pair = (n for n in tree.body if isinstance(n, ast.ClassDef))
+    assert constructor(color, facts) == []  # no Color("abc"): its members are its values
+    assert "str(color)" not in observers(color, "color", tree)
+    assert constructor(pair, facts) == []  # its __new__ takes a and b, not one tuple

@@ -53,7 +53,7 @@ def with_inherited(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> ast.C
 
 def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: ModuleFacts) -> Target:
     target = Target(name, owner=cls.name if cls else "")
-    nodes = {m.name: m for m in methods(cls)} if cls else {}
+    nodes = _by_name(cls) if cls else {}
     node = nodes.get(method)
     if cls is None or (node is None and method != "__init__") or is_exception(cls):
         target.skip = "not a method of a plain class of this module"
@@ -103,6 +103,8 @@ def _method_probes(
     params = params_of(node, method, facts)
     if "property" in kind:
         calls = [Call(callee, label="", qualified=False, attribute=True)]
+    elif "setter" in kind or "deleter" in kind:
+        calls = _assignments(callee, params, "deleter" in kind)
     else:
         calls = doctest_calls(node, node.name, callee, [p.name for p in params])
         calls = [replace(c, qualified=qualified) for c in calls]
@@ -129,6 +131,31 @@ def _method_probes(
     others_ = setups[1:]
     spread = [Probe(c, others_[n % len(others_)]) for n, c in enumerate(rest)] if others_ else []
     return probes + [Probe(call, setups[0]) for call in rest] + spread
+
+
+def _by_name(cls: ast.ClassDef) -> dict[str, Function]:
+    """The class's methods by name; of a property's getter, setter and deleter, the
+    setter (its getter shows through the observers), else the last."""
+    found: dict[str, Function] = {}
+    for method in methods(cls):
+        held = found.get(method.name)
+        if held is None or "setter" not in decorators(held):
+            found[method.name] = method
+    return found
+
+
+def _assignments(callee: str, params: list[Param], deleting: bool) -> list[Call]:
+    """A property's setter or deleter called as a person calls it: `account.balance = 3`,
+    `del account.balance` (not `account.balance(3)`)."""
+    if deleting:
+        return [Call(f"del {callee}", label="deleted", qualified=False, attribute=True)]
+    calls = []
+    for call in plan_calls(callee, params, False):
+        values = [*call.args, *(value for _, value in call.kwargs)]
+        if len(values) == 1:
+            statement = f"{callee} = {values[0]}"
+            calls.append(replace(call, callee=statement, args=(), kwargs=(), attribute=True))
+    return calls
 
 
 def _scenarios(

@@ -69,7 +69,7 @@ def pick(
     context: Context,
 ) -> tuple[Pick, Aim]:
     """The target's chosen results, and the aim left after them."""
-    bugs = possible_bugs(target, results, context.module, doctests=target.freeze is None)
+    bugs = possible_bugs(target, results, context.module, target.freeze is None, context.raises)
     if bugs:
         results = apart_from(results, [result for result, _ in bugs])
     results = [result for result in results if designed(result, target, context.raises)]
@@ -87,7 +87,8 @@ def picked(
     noticed = None
     if found.analysed:
         noticed = lambda r: notices(r, asserted(target, r, context.prefix))  # noqa: E731
-    chosen = choose(results, aim if found.analysed else Aim(aim.lines), usable, noticed)
+    aimed = aim if found.analysed else Aim(aim.lines)
+    chosen = choose(results, aimed, usable, noticed, context.raises)
     told: Noticed = noticed or _nothing
     does = {id(r): frozenset(told(r) & aim.mutants) | _lines(r, aim) for r in chosen}
     returns = any(r.kind == "return" for r in results)

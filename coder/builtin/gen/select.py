@@ -32,11 +32,16 @@ GUESSED = ("guess", "blind")
 
 
 def possible_bugs(
-    target: Target, results: list[Result], module: str, doctests: bool = True
+    target: Target,
+    results: list[Result],
+    module: str,
+    doctests: bool = True,
+    raises: frozenset[int] = frozenset(),
 ) -> list[tuple[Result, str]]:
     """The results that look like bugs, each with its `POSSIBLE BUG: ...` line giving the
     evidence. `doctests=False` leaves out doctest mismatches (a frozen clock cannot match
-    a doctest's output)."""
+    a doctest's output); an error from one of the module's `raise` lines (`raises`) is
+    on purpose, not a crash (a read-only property's setter raising AttributeError)."""
     where = f"{module}.{target.name}"
     found = []
     for result in results:
@@ -47,6 +52,8 @@ def possible_bugs(
             line = f"POSSIBLE BUG: {where}: doctest says {call.source()} {verb} {said}"
             line += f" but it {shown}"
             found.append((result, line))
+        elif result.raised_at in raises:
+            continue
         elif _crash(result, typical=result.probe is _typical(target) and _public(target)):
             line = f"POSSIBLE BUG: {where}: {call.source()} {shown} on an ordinary input"
             found.append((result, line))
@@ -92,12 +99,15 @@ def choose(
     aim: Aim,
     assertable: Callable[[Result], bool],
     noticed: Noticed | None = None,
+    raises: frozenset[int] = frozenset(),
 ) -> list[Result]:
     """The few results worth a test each (among those a test can assert something about):
     each notices a mutant or runs a line of `aim` that those before it do not (of two
     that do as much, the one taking more branches the chosen ones do not). Without
-    `noticed` (no mutant data) or lines (no line data), one per distinct behaviour."""
-    usable = [r for r in results if not (r.kind == "raise" and r.probe.call.origin in GUESSED)]
+    `noticed` (no mutant data) or lines (no line data), one per distinct behaviour. A
+    guessed call's error counts only when one of the module's `raise` lines (`raises`)
+    raised it: its guard, not an accident of the guess."""
+    usable = [r for r in results if not _guessed_error(r, raises)]
     usable = [r for r in usable if assertable(r)]
     if noticed is None and not any(r.lines for r in usable):
         distinct: dict[tuple[str, str], Result] = {}
@@ -170,6 +180,11 @@ def _public(target: Target) -> bool:
 def _typical(target: Target) -> object:
     """The first call not taken from a doctest: the one with each parameter's typical value."""
     return next((p for p in target.probes if p.call.origin != "doctest"), None)
+
+
+def _guessed_error(result: Result, raises: frozenset[int]) -> bool:
+    guessed = result.kind == "raise" and result.probe.call.origin in GUESSED
+    return guessed and result.raised_at not in raises
 
 
 def _crash(result: Result, typical: bool) -> bool:

@@ -242,3 +242,64 @@ class Pair(tuple):
     assert constructor(color, facts) == []  # no Color("abc"): its members are its values
     assert "str(color)" not in observers(color, "color", tree)
     assert constructor(pair, facts) == []  # its __new__ takes a and b, not one tuple
+
+
+ACCOUNT = """\
+class Account:
+    def __init__(self, balance: int) -> None:
+        self._balance = balance
+
+    @property
+    def balance(self) -> int:
+        return self._balance
+
+    @balance.setter
+    def balance(self, value: int) -> None:
+        if value < 0:
+            raise ValueError("negative balance")
+        self._balance = value
+
+    @property
+    def owner(self) -> str:
+        return "bank"
+
+    @owner.deleter
+    def owner(self) -> None:
+        if self._balance > 0:
+            raise AttributeError("the owner stays while money is in")
+"""
+
+
+def test_a_property_setter_is_called_by_assignment(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"account.py": ACCOUNT}, "account")
+    text = generated.text
+    assert "account.balance = " in text, text  # never account.balance(3)
+    assert "account.balance(" not in text, text
+    assert 'with pytest.raises(ValueError, match="negative balance"):' in text, text
+    assert "del account.owner" in text, text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_a_read_only_property_is_pinned_as_its_guard_not_reported_as_a_bug(
+    tmp_path: Path,
+) -> None:
+    source = """\
+class Box:
+    def __init__(self):
+        self._size = 1
+
+    @property
+    def size(self):
+        return self._size
+
+    @size.setter
+    def size(self, value):
+        if self._size > 0:
+            raise AttributeError("size is read-only")
+"""
+    generated = generate(tmp_path, {"box.py": source}, "box")
+    # `value` is guessed (a float), but the error comes from the module's own `raise`.
+    assert 'with pytest.raises(AttributeError, match="size is read-only"):' in generated.text
+    assert "box.size = " in generated.text
+    assert "POSSIBLE BUG" not in generated.summary
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -4,16 +4,19 @@ Mutants (tools.harness: `<` into `<=`, `and` into `or`, `return None`, a changed
 constant...) are made inside the functions and methods of each target module, at most
 `max_mutants` a module spread over its lines and operators (with --changed-since, on
 the changed lines only). Each runs, in forked copies of one pytest session, against the
-tests whose coverage context ran its line, until the first one fails; a mutant on a line
-no test runs survives without a run. The survivors are the behaviour no test checks:
-what the generator aims at, and what a new test must kill to earn its place
-(coder/workflows/gen/gate.py). Mutants the budget left unrun count in no score.
+tests whose coverage context ran its line, until the first one fails; one on a line that
+ran only while the tests' modules were imported (a table built by a call at a module's top
+level) runs in a fresh process against every test, as each of them reads what it built;
+a mutant on a line no test runs survives without a run. The survivors are the behaviour
+no test checks: what the generator aims at, and what a new test must kill to earn its
+place (coder/workflows/gen/gate.py). Mutants the budget left unrun count in no score.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from coder.delivery.report import MutationScore, Survivor
 from coder.workflows.gen.tests_index import TestIndex
@@ -52,6 +55,8 @@ class ModuleMutants:
     undecided: set[Mutant] = field(default_factory=set)
     """Decided at baseline, but left unrun by the budget of the run after: neither
     killed nor alive, in no score."""
+    unrun: set[Mutant] = field(default_factory=set)
+    """Left unrun by the baseline's budget: in no score, before or after."""
     mutable: set[int] = field(default_factory=set)
     """Lines holding some mutant inside a function, before any limit."""
     test_time: float = 0.0
@@ -67,7 +72,7 @@ class ModuleMutants:
         decided = [m for m in self.mutants if m in self.ran]
         counted = [m for m in decided if not (after and m in self.undecided)]
         score = MutationScore.of([(m.operator, m in killed) for m in counted])
-        unrun = len(decided) - len(counted)
+        unrun = len(decided) - len(counted) + len(self.unrun)
         return score.model_copy(update={"not_run": unrun}) if unrun else score
 
     def survivors(self, limit: int = MAX_SURVIVORS_SHOWN) -> list[Survivor]:
@@ -127,6 +132,8 @@ def baseline(
         if index.tests_on(mutant.path, mutant.statement_line):
             by_path[mutant.path].covered.add(mutant)
     result = _run(sandbox, every, index, budget_s)
+    for mutant in result.not_run:
+        by_path[mutant.path].unrun.add(mutant)
     for outcome in result.outcomes:
         if outcome.status == "invalid":
             continue
@@ -166,6 +173,27 @@ def after(
 def _run(
     sandbox: Sandbox, mutants: list[Mutant], index: TestIndex, budget_s: float
 ) -> MutationResult:
+    """The mutants run against the tests on their lines: forked from one pytest session,
+    but those on lines that ran only at import time in a fresh process each (a fork
+    keeps what the original code computed at import), with the budget left."""
+    fresh = [m for m in mutants if index.imported(m.path, m.statement_line)]
+    forked = [m for m in mutants if m not in fresh]
+    started = time.monotonic()
+    first = _batch(sandbox, forked, index, budget_s, fork=True)
+    left = budget_s - (time.monotonic() - started)
+    if not fresh:
+        return first
+    if left < 1.0:
+        return replace(first, not_run=(*first.not_run, *fresh))
+    then = _batch(sandbox, fresh, index, left, fork=False)
+    return replace(
+        first, outcomes=(*first.outcomes, *then.outcomes), not_run=(*first.not_run, *then.not_run)
+    )
+
+
+def _batch(
+    sandbox: Sandbox, mutants: list[Mutant], index: TestIndex, budget_s: float, fork: bool
+) -> MutationResult:
     if not mutants:
         return MutationResult()
     try:
@@ -175,7 +203,7 @@ def _run(
             lambda m: index.tests_on(m.path, m.statement_line),
             timeout_s=mutant_timeout(index.test_time),
             budget_s=max(budget_s, 1.0),
-            fork=True,
+            fork=fork,
         )
     except ValueError:  # a module in the sandbox is not the one the mutants came from
         return MutationResult(not_run=tuple(mutants))

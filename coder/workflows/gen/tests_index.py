@@ -17,19 +17,32 @@ class TestIndex:
     by_line: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     test_time: float = 0.0
     """What the run's tests took in all: the base of a mutant's timeout."""
+    at_import: set[tuple[str, int]] = field(default_factory=set)
+    """Lines that ran only while the tests' modules were imported (`_irregular(...)`
+    called at a module's top level builds tables every test then reads): every test may
+    notice a change there, and only a fresh process sees one."""
 
     @classmethod
     def of(cls, run: CoverageRun, contexts: dict[str, TestCoverage]) -> TestIndex:
         index = cls(test_time=min(run.tests.test_time or run.tests.duration, 60.0))
-        for nodeid in _test_functions(run):
+        tests = _test_functions(run)
+        for nodeid in tests:
             path, _, name = nodeid.partition("::")
             context = context_of(contexts, path, name.replace("::", "."))
             for line in contexts[context].lines if context is not None else ():
                 index.by_line.setdefault(line, []).append(nodeid)
+        outside = contexts[""].lines if "" in contexts and tests else set()
+        index.at_import = {line for line in outside if line not in index.by_line}
+        for line in index.at_import:
+            index.by_line[line] = list(tests)
         return index
 
     def tests_on(self, path: str, line: int) -> list[str]:
         return self.by_line.get((path, line), [])
+
+    def imported(self, path: str, line: int) -> bool:
+        """The line ran only at import time (at_import)."""
+        return (path, line) in self.at_import
 
 
 def _test_functions(run: CoverageRun) -> list[str]:

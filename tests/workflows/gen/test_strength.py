@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from coder.delivery.report import MutationScore
-from coder.workflows.gen.mutation import after, module_mutants
+from coder.workflows.gen.mutation import after, baseline, module_mutants
 from coder.workflows.gen.scope import ModuleTarget, changed_first, changed_lines
 from coder.workflows.gen.strength import describe
 from coder.workflows.gen.tests_index import TestIndex
 from sandbox import LocalSandbox
 from tests.helpers import git, write_tree
-from tools import CoverageRun, TestCoverage, TestRun
+from tools import CoverageRun, TestCoverage, TestRun, measure_each_test
 
 SOURCE = """\
 LIMIT = 10
@@ -138,3 +138,53 @@ def test_mutants_the_budget_leaves_unrun_after_count_in_no_score(tmp_path: Path)
     assert f"{score.not_run} not run within the time budget" in describe(score)
     before = module.score(after=False)
     assert (before.total, before.not_run) == (len(module.mutants), 0)
+
+
+TABLE = """\
+RULES = []
+
+
+def _rule(word, ending):
+    if word:
+        RULES.append((word, word + ending))
+
+
+def plural(word):
+    for known, made in RULES:
+        if known == word:
+            return made
+    return word
+
+
+_rule("cat", "s")
+_rule("box", "es")
+"""
+TABLE_TEST = """\
+from m import plural
+
+
+def test_plural():
+    assert plural("box") == "boxes"
+"""
+
+
+def test_a_mutant_in_code_run_at_import_is_run_against_every_test(tmp_path: Path) -> None:
+    """`_rule` runs only while the module is imported, so no test's coverage context
+    holds its lines; yet every test reads the table it builds. Its mutants run in a
+    fresh process (a fork would keep the original table) and the suite kills them."""
+    pyproject = '[tool.pytest.ini_options]\npythonpath = ["."]\n'
+    repo = write_tree(
+        tmp_path / "repo",
+        {"pyproject.toml": pyproject, "m.py": TABLE, "tests/test_m.py": TABLE_TEST},
+    )
+    module = module_mutants("m.py", TABLE, 1000)
+    inside_rule = [m for m in module.mutants if m.statement_line in (5, 6)]
+    assert inside_rule
+    with LocalSandbox(repo) as sandbox:
+        run, contexts = measure_each_test(sandbox, [], 60.0)
+        index = TestIndex.of(run, contexts)
+        assert index.imported("m.py", 6) and not index.imported("m.py", 10)
+        assert index.tests_on("m.py", 6) == ["tests/test_m.py::test_plural"]
+        baseline(sandbox, [module], index, budget_s=60.0)
+    assert set(inside_rule) <= set(module.killed_before)
+    assert not module.unrun and module.score(after=False).not_run == 0

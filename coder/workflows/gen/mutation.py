@@ -177,7 +177,7 @@ def _run(
     but those on lines that ran only at import time in a fresh process each (a fork
     keeps what the original code computed at import), with the budget left."""
     fresh = [m for m in mutants if index.imported(m.path, m.statement_line)]
-    forked = [m for m in mutants if m not in fresh]
+    forked = [m for m in mutants if not index.imported(m.path, m.statement_line)]
     started = time.monotonic()
     first = _batch(sandbox, forked, index, budget_s, fork=True)
     left = budget_s - (time.monotonic() - started)

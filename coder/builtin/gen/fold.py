@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 
+from coder.builtin.gen.hints import STREAMS
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.render import Rendered
 from coder.builtin.gen.signatures import Signatures
@@ -124,6 +125,8 @@ def _spelled(node: ast.AST, modules: set[str]) -> bool:
     """`datetime.date(2024, 1, 15)`, `datetime.timezone.utc`: a value spelled from another
     module the test imports, one value as a whole (its parts are no arguments of the
     target's)."""
+    if isinstance(node, ast.expr) and f"{ast.unparse(node)}(".startswith(STREAMS):
+        return False  # used up by a call: its text is the column, the stream made in the body
     if isinstance(node, ast.Attribute):
         inner = node.value
         return isinstance(inner, ast.Name) and inner.id in modules or _spelled(inner, modules)
@@ -270,6 +273,8 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
         called = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", "")
         if called == "approx":  # pytest.approx(expected)
             return _named(parent, parents, known)
+        if f"{ast.unparse(callee)}(".startswith(STREAMS):  # what `io.StringIO(...)` holds
+            return f"{_named(parent, parents, known)}_content"
         for keyword_ in parent.keywords:
             if keyword_.value is node and keyword_.arg:
                 return keyword_.arg

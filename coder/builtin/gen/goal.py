@@ -3,6 +3,7 @@ and what became of it: the outcome and the finish summary."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,9 @@ class GenTarget:
     survivors: list[Survivor] | None = None
     """Mutants no test kills yet, when the workflow names some (None: it did not; an
     empty list says as little, as a module it did not analyse gets one too)."""
+    deadline: float | None = None
+    """When the time for writing runs out (seconds since the epoch, as time.time()):
+    probes then run no more mutants and no second search round starts."""
 
     @classmethod
     def from_data(cls, data: Any) -> GenTarget | None:
@@ -35,7 +39,11 @@ class GenTarget:
             [str(name) for name in data.get("functions") or []],
             {str(k): [int(n) for n in v] for k, v in (data.get("uncovered_lines") or {}).items()},
             _survivors(survivors) if isinstance(survivors, list) and survivors else None,
+            _deadline(data.get("deadline")),
         )
+
+    def spent(self) -> bool:
+        return self.deadline is not None and time.time() >= self.deadline
 
     @property
     def root(self) -> str:
@@ -43,6 +51,10 @@ class GenTarget:
         depth = self.module.count(".") + 1 + self.path.endswith("__init__.py")
         parts = self.path.split("/")[:-depth]
         return "/".join(parts) or "."
+
+
+def _deadline(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _survivors(data: list[Any]) -> list[Survivor]:

@@ -60,7 +60,17 @@ _SCALARS |= {  # the standard library's value types, spelled from their module
     + [('decimal.Decimal("-1.5")', "negative_{p}")],
 }
 _SCALARS["timezone"] = _SCALARS["tzinfo"]
-VALUE_MODULES = ("datetime", "decimal")
+_SCALARS |= {  # a file object: its lines read as plain text and as JSON alike
+    "TextIO": [('io.StringIO("1\\n2\\n3\\n")', "{p}_of_three_lines")]
+    + [('io.StringIO("")', "empty_{p}")],
+    "BinaryIO": [('io.BytesIO(b"1\\n2\\n3\\n")', "binary_{p}"), ('io.BytesIO(b"")', "empty_{p}")],
+}
+_SCALARS |= {"StringIO": _SCALARS["TextIO"], "BytesIO": _SCALARS["BinaryIO"]}
+_SCALARS["file"] = _SCALARS["IO"] = [*_SCALARS["TextIO"], _SCALARS["BinaryIO"][0]]
+STREAMS = ("io.StringIO(", "io.BytesIO(")
+"""Values a call uses up: each test spells its own (in its body, never in a table's
+rows, which a second run of the test in one process would find read to the end)."""
+VALUE_MODULES = ("datetime", "decimal", "io")
 """The modules the values above are spelled with."""
 _SAMPLES: dict[str, list[str]] = {
     "int": ["[3, 1, 2]", "[]", "[7]", "[4, 1, 3, 2]", "[2, 2, 5]"],

@@ -19,6 +19,7 @@ from coder.builtin.gen.calls import Call, plan_calls
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.examples import literal_call
 from coder.builtin.gen.params import Param, params_of
+from coder.builtin.gen.queries import is_query
 from coder.builtin.gen.types import Function, decorators, methods
 
 MAX_INSTANCES = 4
@@ -47,7 +48,7 @@ def instances(cls: ast.ClassDef, facts: ModuleFacts, typical: Call) -> list[Call
     module's empty one (`JsonPointer("")`, the root) last, an edge case."""
     shown = _shown(cls, facts)
     found = _documented(cls, facts) + [c for c in shown if not _empty(c)]
-    found += _factories(cls, facts) + _filled_in(cls, facts)
+    found += _factories(cls, facts) + _builders(cls, facts) + _filled_in(cls, facts)
     unique = {call.source(): call for call in reversed(found) if call.source() != typical.source()}
     chosen = sorted(unique.values(), key=found.index)[:MAX_INSTANCES]
     return chosen + [c for c in shown if _empty(c) and c.source() != typical.source()][:1]
@@ -121,6 +122,26 @@ def _factories(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
             if not node.name.startswith("_"):
                 found += plan_calls(node.name, params_of(node, False, facts))[:1]
     return found
+
+
+def _builders(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
+    """The first call that is not empty of each public classmethod that returns a new
+    instance (`return cls(entries)`, `return cls.from_data(...)`): `Table.from_data([3])`."""
+    found = []
+    for node in methods(cls):
+        public = "classmethod" in decorators(node) and not node.name.startswith("_")
+        if public and any(_makes(child, cls.name) for child in ast.walk(node)):
+            calls = plan_calls(f"{cls.name}.{node.name}", params_of(node, True, facts))
+            found += [call for call in calls if not _empty(call)][:1]
+    return found
+
+
+def _makes(node: ast.AST, name: str) -> bool:
+    made = node.value if isinstance(node, ast.Return) else None
+    callee = made.func if isinstance(made, ast.Call) else None
+    if isinstance(callee, ast.Attribute):
+        callee = callee.value
+    return isinstance(callee, ast.Name) and callee.id in ("cls", name)
 
 
 def _filled_in(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
@@ -219,61 +240,11 @@ def observers(cls: ast.ClassDef, var: str, tree: ast.Module | None = None) -> li
             continue
         elif "property" in kind:
             found.append(f"{var}.{node.name}")
-        elif _is_query(node, kind):
+        elif is_query(node, kind):
             found.append(f"{var}.{node.name}()")
     view = _builtin_shape(cls, tree).split(": ")[-1].split("[")[0]
     found += [f"{view}({var})"] if view else []
     return list(dict.fromkeys(found))[:MAX_OBSERVERS]
-
-
-def _is_query(node: Function, kinds: set[str]) -> bool:
-    """A method called with no arguments (it takes none, not even *args) that returns
-    something."""
-    returns_none = node.returns is not None and ast.unparse(node.returns) == "None"
-    arguments = node.args
-    takes_more = arguments.vararg is not None or arguments.kwonlyargs or arguments.posonlyargs
-    if len(arguments.args) != 1 or takes_more or kinds or returns_none:
-        return False
-    return _gives_value(node) and not _changes_self(node)
-
-
-def _gives_value(node: Function) -> bool:
-    """`return x` or `yield` somewhere in its own body (a bare `sort()` gives None)."""
-    return any(
-        (isinstance(child, ast.Return) and child.value is not None)
-        or isinstance(child, ast.Yield | ast.YieldFrom)
-        for child in ast.walk(node)
-    )
-
-
-_CHANGING_CALLS = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "sort"}
-_CHANGING_CALLS |= {"reverse", "update", "setdefault", "add", "discard", "appendleft", "rotate"}
-
-
-def _changes_self(node: Function) -> bool:
-    """It assigns to or deletes from `self` (`self.n += 1`, `del self.items[0]`) or calls
-    a changing method on what `self` holds (`self.items.sort()`): observing it twice
-    would show two states."""
-    for child in ast.walk(node):
-        if isinstance(child, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
-            targets = (
-                child.targets if isinstance(child, ast.Assign | ast.Delete) else [child.target]
-            )
-            if any(_on_self(target) for target in targets):
-                return True
-        func = child.func if isinstance(child, ast.Call) else None
-        changing = isinstance(func, ast.Attribute) and func.attr in _CHANGING_CALLS
-        if changing and isinstance(func, ast.Attribute) and _on_self(func.value):
-            return True
-    return False
-
-
-def _on_self(node: ast.expr) -> bool:
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-        if isinstance(node, ast.Name) and node.id == "self":
-            return True
-    return False
 
 
 def _public_attributes(init: Function) -> list[str]:

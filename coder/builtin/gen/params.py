@@ -8,22 +8,22 @@ import ast
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from coder.builtin.gen.compared import compared_literals, compared_params
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
 from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
+from coder.builtin.gen.stored import as_the_class_uses_it
 from coder.builtin.gen.usage import body_strings, text_values, usage_hint
 from coder.builtin.gen.values import (
     CHARACTER,
     Value,
     anything,
-    around,
     describe,
     double_quoted,
     guessed_values,
     hint_values,
     literal_source,
-    sized,
     snake_case,
 )
 from coder.builtin.literals import is_parsed, node_value
@@ -42,7 +42,9 @@ class Param:
 
 
 def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[Param]:
-    """The parameters a call may pass (self, *args and **kwargs left out), with values."""
+    """The parameters a call may pass (self, *args and **kwargs left out), with values
+    (a constructor's as its class uses what it keeps: stored.py)."""
+    node = as_the_class_uses_it(node, facts.tree) if node.name == "__init__" else node
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args][1 if method else 0 :]
     defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
@@ -53,8 +55,8 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
     ]
     hinted = {arg.arg: _hinted(node, arg, default is not None, facts) for arg, default, _ in pairs}
     texts = {name for name, values in hinted.items() if values and values[0].source[0] == '"'}
-    literals = compared_literals(node, facts.constants, texts)
     names = [arg.arg for arg, _, _ in pairs]
+    literals = compared_literals(node, facts.constants, texts, names)
     partners = compared_params(node, names)
     found = []
     for arg, default, keyword_only in pairs:
@@ -213,79 +215,3 @@ def _values(hinted: list[Value], literals: list[Value]) -> list[Value]:
     for value in [*typical, *literals, *hinted[1:]]:
         unique.setdefault(value.source, value)  # a literal's words say more than the hint's
     return list(unique.values())
-
-
-def compared_params(node: ast.AST, names: list[str]) -> dict[str, set[str]]:
-    """{parameter: the other parameters it is compared with} (`lower <= upper`)."""
-    found: dict[str, set[str]] = {}
-    for compare in ast.walk(node):
-        if isinstance(compare, ast.Compare):
-            operands = [compare.left, *compare.comparators]
-            for left, right in zip(operands, operands[1:], strict=False):
-                one, two = _param_name(left, names), _param_name(right, names)
-                if one and two and one != two:
-                    found.setdefault(one, set()).add(two)
-                    found.setdefault(two, set()).add(one)
-    return found
-
-
-def _param_name(node: ast.expr, names: list[str]) -> str:
-    return node.id if isinstance(node, ast.Name) and node.id in names else ""
-
-
-def compared_literals(
-    node: ast.AST, constants: dict[str, object], texts: set[str] | None = None
-) -> dict[str, list[Value]]:
-    """{parameter: values around each literal it is compared with} in a function's body;
-    `texts` are the parameters that hold strings (their lengths are compared in letters)."""
-    found: dict[str, list[Value]] = {}
-    for compare in ast.walk(node):
-        if not isinstance(compare, ast.Compare):
-            continue
-        operands = [compare.left, *compare.comparators]
-        for left, right in zip(operands, operands[1:], strict=False):
-            for side, other in ((left, right), (right, left)):
-                for param, values in _around(side, other, constants, texts or set()):
-                    found.setdefault(param, []).extend(values)
-    return found
-
-
-def _around(
-    side: ast.expr, other: ast.expr, constants: dict[str, object], texts: set[str]
-) -> list[tuple[str, list[Value]]]:
-    if isinstance(side, ast.Name):
-        if isinstance(other, ast.Tuple | ast.List | ast.Set):
-            values = [v for item in other.elts for v in _literal(item, side.id, constants)]
-            return [(side.id, values)]
-        return [(side.id, _literal(other, side.id, constants))]
-    if _is_len(side) and isinstance(side, ast.Call) and isinstance(side.args[0], ast.Name):
-        value = _constant(other, constants)
-        if isinstance(value, int) and not isinstance(value, bool):
-            name = side.args[0].id
-            return [(name, sized(value, name, text=name in texts))]
-    return []
-
-
-def _is_len(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "len"
-        and len(node.args) == 1
-    )
-
-
-def _literal(node: ast.expr, param: str, constants: dict[str, object]) -> list[Value]:
-    value = _constant(node, constants)
-    name = node.id if isinstance(node, ast.Name) else ""
-    return around(value, param, name) if value is not _MISSING else []
-
-
-_MISSING = object()
-
-
-def _constant(node: ast.expr, constants: dict[str, object]) -> object:
-    if isinstance(node, ast.Name):
-        return constants.get(node.id, _MISSING)
-    value = node_value(node)
-    return value if is_parsed(value) else _MISSING

@@ -136,7 +136,9 @@ class GenPolicy:
         self.outcome.skipped.update(failed)
         wants = lambda target: {int(m["id"]) for m in self._mutants(target)}  # noqa: E731
         commands_of = lambda target: self._commands(goal, target)  # noqa: E731
-        parsed = yield from searched(parsed, self.source, set(self.aim.lines), wants, commands_of)
+        if not goal.spent():  # a second round of probes only while the time lasts
+            lines = set(self.aim.lines)
+            parsed = yield from searched(parsed, self.source, lines, wants, commands_of)
         picks = []
         for target, results in parsed:
             analysed = self._analysed(goal, target)
@@ -175,7 +177,8 @@ class GenPolicy:
     def _commands(self, goal: GenTarget, target: Target) -> list[tuple[str, float]]:
         """The target's probe commands, with the mutants its calls should tell apart
         (none under a frozen clock: a mutant's fresh module would read the real one)."""
-        return probe_commands(target, goal.module, goal.root, self._mutants(target))
+        mutants = self._mutants(target)
+        return probe_commands(target, goal.module, goal.root, mutants, goal.deadline)
 
     def _mutants(self, target: Target) -> list[dict[str, Any]]:
         """The wanted mutants the target's calls may reach (none under a frozen clock: a

@@ -75,14 +75,19 @@ class Result:
 
 
 def probe_commands(
-    target: Target, module: str, root: str, mutants: list[dict[str, Any]] | None = None
+    target: Target,
+    module: str,
+    root: str,
+    mutants: list[dict[str, Any]] | None = None,
+    deadline: float | None = None,
 ) -> list[tuple[str, float]]:
     """The shell commands that probe `target` (a chunk of its calls each), with the
-    timeout each needs; `mutants` are the module's mutants to tell apart."""
+    timeout each needs; `mutants` are the module's mutants to tell apart, run until
+    `deadline` (time.time()) at the latest."""
     calls = [_spec_call(n, probe, target) for n, probe in enumerate(target.probes)]
-    spec = {"root": root, "module": module, "timeout": CALL_TIMEOUT_S}
+    spec: dict[str, Any] = {"root": root, "module": module, "timeout": CALL_TIMEOUT_S}
     if mutants:
-        spec |= {"mutants": mutants, "mutant_budget": MUTANT_BUDGET_S}
+        spec |= {"mutants": mutants, "mutant_budget": MUTANT_BUDGET_S, "deadline": deadline}
     script = _script()
     commands = []
     for start in range(0, len(calls), CHUNK):

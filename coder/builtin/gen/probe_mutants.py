@@ -93,12 +93,16 @@ def kill_analysis(
     run: Callable[[types.ModuleType, Record, float], Record],
 ) -> dict[int, dict[str, str]]:
     """{call id: {mutant id: letters}} for the calls in `done` (spec call, its record,
-    its duration) against the spec's mutants, within the spec's mutant budget."""
+    its duration) against the spec's mutants, within the spec's mutant budget and
+    before its deadline."""
     source = _source(module)
     if source is None:
         return {}
     starts = [0, *(found.end() for found in _LINE_END.finditer(source))]
-    deadline = time.monotonic() + float(spec.get("mutant_budget") or 0)
+    budget = float(spec.get("mutant_budget") or 0)
+    if spec.get("deadline") is not None:  # the writing's own time runs out first
+        budget = min(budget, float(spec["deadline"]) - time.time())
+    deadline = time.monotonic() + budget
     kills: dict[int, dict[str, str]] = {}
     for mutant in spec.get("mutants") or []:
         reaching = [item for item in done if _reaches(item[1], mutant)]

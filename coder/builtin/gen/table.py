@@ -20,6 +20,7 @@ The columns are the arguments whose values vary.
 
 from __future__ import annotations
 
+from coder.builtin.gen.hints import STREAMS
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.render import Rendered, expected_check, value_modules
@@ -59,6 +60,8 @@ def _shape(result: Result, prefix: str, params: int, varargs: bool) -> tuple[obj
     call = result.probe.call
     if result.probe.argv or result.stdout:
         return None  # its test sets the command line first, or checks what it printed
+    if any(arg.startswith(STREAMS) for arg in [*call.args, *dict(call.kwargs).values()]):
+        return None  # a stream is used up: each test makes its own
     check = expected_check(result, prefix)
     count: object = len(call.args)
     if varargs and len(call.args) >= params:

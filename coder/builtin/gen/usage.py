@@ -4,9 +4,10 @@ uses it, and the text values its string operations call for.
 In that order: the docstring (`:type text: str`, `:param str text:`, Google's
 `text (str): ...`, NumPy's `text : str`, with "or", "list of" and ", optional" read as
 typing writes them); then the body: `isinstance(text, (list, Mapping))`, string methods
-(`text.lower()`), mapping ones (`d.items()`), `append`, arithmetic with a number,
-`range(n)`, iteration (`for x in items`, `list(items)`, `self.extend(items)`), a
-slice's parts (`index.start`, as `__getitem__` reads one). A string
+(`text.lower()`), mapping ones (`d.items()`), a file's (`f.read()`, `f.seek(0)`),
+`append`, arithmetic with a number, `range(n)`, iteration (`for x in items`,
+`list(items)`, `self.extend(items)`), a slice's parts (`index.start`, as `__getitem__`
+reads one). A string
 the body looks for in a parameter (`s.startswith("--")`, `"@" in s`, `s.split(",")`)
 makes a value that holds it (`"--abc"`, `"a@b"`, `"a,b"`).
 """
@@ -29,6 +30,7 @@ _DATETIME_METHODS |= {".year", ".month", ".day", ".hour", ".minute", ".tzinfo"}
 _TIMEDELTA_METHODS = {"total_seconds", ".days", ".seconds", ".microseconds"}
 _LIST_METHODS = {"append", "extend", "sort", "insert"}
 _SLICE_READS = {".start", ".stop", ".step"}
+_FILE_METHODS = {"read", "readline", "readlines", "seek", "tell", "fileno", "truncate"}
 _FOUND_IN = {"split", "rsplit", "partition", "rpartition", "count", "find", "index", "replace"}
 _FOUND_IN |= {"rfind", "rindex"}
 _ISINSTANCE_NAMES = {"Mapping": "dict", "MutableMapping": "dict", "Sequence": "list"}
@@ -84,6 +86,7 @@ def _used_as(node: ast.FunctionDef, param: str) -> str:
             (_DATETIME_METHODS, "datetime"),
             (_TIMEDELTA_METHODS, "timedelta"),
             (_SLICE_READS, "slice"),
+            (_FILE_METHODS, "file"),
         )
         if methods & found
     ]

@@ -63,11 +63,14 @@ _NAME_GUESSES = [
     (re.compile(r"^(tz|tzinfo|timezone)$|_tz$"), "tzinfo"),
     (re.compile(r"(seconds|minutes|hours|days|weeks|months|years)$"), "int"),
     (CHARACTER, "char"),
+    (re.compile(r"^(fp|fo|fobj|fileobj|file_obj|f_obj|file_like|stream)$|_(fp|stream)$"), "file"),
     (re.compile(r"^(pred|predicate|cond|condition)$"), "Callable[..., bool]"),
     (re.compile(r"^(func|fn|f|function|callback|transform|mapper|converter)$"), "Callable"),
     (re.compile(r"^(d|dct|mapping)$|(dict|mapping)$"), "dict"),
     (re.compile(r"(keys|names|words|labels|paths|titles|strings|texts|lines|tags)$"), "list[str]"),
     (re.compile(r"(name|text|word|title|string|label|key|path|prefix|suffix|^s$)"), "str"),
+    (re.compile(r"str$|^(fmt|template|pattern|msg|message|line|source|src|query|url|sep)$"), "str"),
+    (re.compile(r"_(fmt|format|template|spec|line|url)$"), "str"),
     (re.compile(r"(items|values|numbers|nums|xs|data|elements|seq|sequence|lst)$"), "list[int]"),
     (re.compile(r"^(it|iterable|iter|collection|container|array|arr)$"), "list[int]"),
 ]
@@ -93,6 +96,8 @@ def hint_values(annotation: ast.expr | None, param: str, origin: str = "hint") -
     """Values for a parameter from its annotation, typical value first."""
     if annotation is None:
         return []
+    if ast.unparse(annotation) == "file":  # text or binary, which it does not say
+        origin = "guess"
     found = annotation_values(annotation)
     return [
         Value(

@@ -22,7 +22,10 @@ from sandbox import Sandbox
 from tools import Mutant, mutant_timeout, run_mutants
 
 GATE_BUDGET_S = 30.0
-"""Seconds of mutant runs for one test file's candidates."""
+"""Seconds of mutant runs for one test file's candidates (less when --time-budget has
+less left: gate_budget)."""
+MIN_GATE_S = 3.0
+"""Seconds the gate gets however little is left: the first mutants decide most tests."""
 NO_GAIN = "runs no line or branch that the other tests do not run already"
 
 
@@ -38,6 +41,11 @@ class Kills:
     """Tests with a mutant the budget left unrun."""
 
 
+def gate_budget(left_s: float | None) -> float:
+    """The gate's seconds when `left_s` are left of the time budget (None: no budget)."""
+    return GATE_BUDGET_S if left_s is None else min(GATE_BUDGET_S, max(MIN_GATE_S, left_s))
+
+
 def first_kills(
     sandbox: Sandbox,
     path: str,
@@ -45,6 +53,7 @@ def first_kills(
     lines: dict[str, set[tuple[str, int]]],
     module: ModuleMutants,
     test_time: float,
+    budget_s: float = GATE_BUDGET_S,
 ) -> Kills:
     """Run the module's alive mutants against the `ranked` candidates (of the test file
     `path`) that run their lines (`lines`: test name -> lines it runs)."""
@@ -63,7 +72,7 @@ def first_kills(
             list(runs),
             lambda m: [t.nodeid(path) for t in runs[m]],
             timeout_s=mutant_timeout(test_time),
-            budget_s=GATE_BUDGET_S,
+            budget_s=budget_s,
             fork=True,
         )
     except ValueError:  # the module in the sandbox is not the one the mutants came from

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coder.workflows.gen.gate import Kills, first_kills, gate_problem
+from coder.workflows.gen.gate import GATE_BUDGET_S, Kills, first_kills, gate_problem
 from coder.workflows.gen.imports import prune_imports
 from coder.workflows.gen.mutation import ModuleMutants
 from coder.workflows.gen.testcode import (
@@ -97,11 +97,12 @@ def judge_file(
     reruns: int,
     timeout: float,
     mutants: ModuleMutants | None = None,
+    gate_s: float = GATE_BUDGET_S,
 ) -> Judgement:
     """Judge the tests `after` adds to `before` (both the file's text; the sandbox holds
     `after`). Tests of `before` that `after` rewrote are put back as they were; `covered`
     grows by what the kept tests add, and `mutants` (the target module's) records the
-    mutants they kill."""
+    mutants they kill, in at most `gate_s` seconds of mutant runs."""
     problem = syntax_error(after)
     if problem is None:
         written, (after, lost) = after, keep_existing(before, after)
@@ -117,7 +118,8 @@ def judge_file(
         return judgement
     live = [t for t in found if _check(judgement, t, _static_problem(t))]
     live = _run_filter(sandbox, judgement, live, reruns, timeout)
-    judgement.kept = _strength_filter(sandbox, judgement, live, covered, timeout, mutants)
+    kept = _strength_filter(sandbox, judgement, live, covered, (timeout, gate_s), mutants)
+    judgement.kept = kept
     judgement.text = prune_imports(before, remove_tests(after, set(judgement.rejected)))
     return judgement
 
@@ -181,11 +183,13 @@ def _strength_filter(
     judgement: Judgement,
     live: list[TestFunction],
     covered: Covered,
-    timeout: float,
+    timeouts: tuple[float, float],
     mutants: ModuleMutants | None,
 ) -> list[TestFunction]:
     """Keep the tests that kill a mutant no other test kills (gate.py), or without
-    mutants those that add coverage; the largest coverage gain is judged first."""
+    mutants those that add coverage; the largest coverage gain is judged first.
+    `timeouts`: a test run's, and the mutant runs' in all."""
+    timeout, gate_s = timeouts
     gains, outside = _gains(sandbox, judgement, live, timeout)
     ranked = sorted(
         (t for t in live if t.name in gains),
@@ -194,7 +198,8 @@ def _strength_filter(
     kills: Kills | None = None
     if mutants is not None:
         lines = {t.name: gains[t.name].lines for t in ranked}
-        kills = first_kills(sandbox, judgement.path, ranked, lines, mutants, mutants.test_time)
+        test_time = mutants.test_time
+        kills = first_kills(sandbox, judgement.path, ranked, lines, mutants, test_time, gate_s)
     kept: list[TestFunction] = []
     for test in ranked:
         gain = gains[test.name].beyond(covered)

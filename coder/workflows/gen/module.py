@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import re
 import shlex
+import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from coder.agent.loop import AgentResult
 from coder.agent.prompts import GEN_TASK
 from coder.delivery.patching import Changes
 from coder.delivery.report import PossibleBug
+from coder.workflows.gen.gate import gate_budget
 from coder.workflows.gen.judge import Covered, Judgement, judge_file
 from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.scope import ModuleTarget
+from coder.workflows.gen.strength import MUTATION_SHARE
 from coder.workflows.session import Effort, Session
 from sandbox import Sandbox
 from tools import ToolContext, is_test_file, is_test_module, tests_only_policy
@@ -57,14 +61,16 @@ def write_tests(
     agent = session.agent(
         sandbox, key=module.path, policy=tests_only_policy, tests=[module.test_file]
     )
-    result = agent.run(gen_task(module, options.reruns), task_data=module.task_data())
+    data = _task_data(session, module, options)
+    result = agent.run(gen_task(module, options.reruns), task_data=data)
     outcome = ModuleOutcome(module)
     settled = dict(held)
     for round_number in range(FEEDBACK_ROUNDS + 1):
         judgements = _judge_round(session, agent.context, settled, covered, options, module)
         _record(outcome, judgements, result)
         rejected = {n: r for j in judgements for n, r in j.rejected.items()}
-        if not rejected or round_number == FEEDBACK_ROUNDS or result.status != "finished":
+        last = round_number == FEEDBACK_ROUNDS or writing_time_left(session, options) == 0
+        if not rejected or last or result.status != "finished":
             break
         session.hooks.info(
             f"{module.path}: {len(rejected)} test(s) rejected; asking for better ones"
@@ -154,8 +160,27 @@ def _judge(
 ) -> Judgement:
     old = before.decode("utf-8", errors="replace") if before is not None else None
     new = after.decode("utf-8", errors="replace")
-    timeout = session.settings.test_timeout
-    return judge_file(sandbox, path, old, new, covered, options.reruns, timeout, module.mutants)
+    timeout, mutants = session.settings.test_timeout, module.mutants
+    gate_s = gate_budget(writing_time_left(session, options))
+    return judge_file(sandbox, path, old, new, covered, options.reruns, timeout, mutants, gate_s)
+
+
+def _task_data(session: Session, module: ModuleTarget, options: GenOptions) -> dict[str, Any]:
+    """The module for the builtin generator, with the time left for writing (as a clock
+    time: its probes stop running mutants then)."""
+    data = module.task_data()
+    left = writing_time_left(session, options)
+    if left is not None:
+        data["target"]["deadline"] = time.time() + left
+    return data
+
+
+def writing_time_left(session: Session, options: GenOptions) -> float | None:
+    """Seconds of --time-budget left for writing tests (the scores after take their share
+    of it), None without one."""
+    if options.time_budget is None:
+        return None
+    return max(0.0, options.time_budget * (1 - MUTATION_SHARE) - session.elapsed())
 
 
 def _restore(sandbox: Sandbox, path: str, now: bytes | None, wanted: bytes | None) -> None:

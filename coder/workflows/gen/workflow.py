@@ -28,7 +28,7 @@ from coder.workflows.gen.final import (
 )
 from coder.workflows.gen.generation import Generation, deliver, gen_report, save_for_merge
 from coder.workflows.gen.judge import Covered
-from coder.workflows.gen.module import ModuleOutcome, write_tests
+from coder.workflows.gen.module import ModuleOutcome, write_tests, writing_time_left
 from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.scope import ModuleTarget, changed_modules
 from coder.workflows.gen.strength import Strength, after_scores, describe
@@ -220,7 +220,7 @@ def _write_module(
 
 
 def _out_of_time(session: Session, options: GenOptions) -> bool:
-    return options.time_budget is not None and session.elapsed() >= options.time_budget
+    return writing_time_left(session, options) == 0
 
 
 def _goal_reached(

@@ -4,6 +4,8 @@ names them), end to end through the real Agent and LocalSandbox."""
 
 from __future__ import annotations
 
+import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ from coder.agent.loop import Agent
 from coder.builtin.gen import BuiltinGenModel, Call, Probe, Result, Target
 from coder.builtin.gen.mutants import MutantPool, Survivor
 from coder.builtin.gen.picks import Pick, pruned
-from coder.builtin.gen.probe_mutants import canonical, noticed
+from coder.builtin.gen.probe_mutants import canonical, kill_analysis, noticed
 from sandbox import LocalSandbox
 from tests.helpers import Generated, run_pytest_in, write_tree
 from tools import ToolContext, default_registry
@@ -140,3 +142,26 @@ def test_a_survivors_column_tells_two_like_mutants_on_one_line_apart() -> None:
     assert second is not None
     [mutant] = MutantPool(source, "f.py", [second], set()).mutants.values()
     assert mutant.col == 32
+
+
+def test_past_the_writing_deadline_a_probe_runs_no_mutant(tmp_path: Path) -> None:
+    path = tmp_path / "grade.py"
+    path.write_text(GRADE)
+    module = types.ModuleType("grade")
+    module.__file__ = str(path)
+    survivor = Survivor.from_data(BOUNDARY)
+    assert survivor is not None
+    mutants = MutantPool(GRADE, "grade.py", [survivor], set()).spec_for("grade", (4, 7))
+    record = {"kind": "return", "repr": "'pass'", "literal_ok": True, "_lines": [5, 6]}
+    ran: list[object] = []
+
+    def run(mutated: types.ModuleType, call: dict[str, Any], timeout: float) -> dict[str, Any]:
+        ran.append(mutated)
+        return {**record, "repr": "'fail'"}
+
+    spec = {"mutants": mutants, "mutant_budget": 5.0, "timeout": 1.0}
+    done = [({"id": 0}, record, 0.001)]
+    assert kill_analysis(module, done, spec, run) == {0: {str(mutants[0]["id"]): "v"}}
+    ran.clear()
+    late = {**spec, "deadline": time.time() - 1}
+    assert kill_analysis(module, done, late, run) == {} and ran == []

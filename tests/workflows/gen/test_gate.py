@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coder.workflows.gen.gate import first_kills, gate_problem
+from coder.workflows.gen.gate import (
+    GATE_BUDGET_S,
+    MIN_GATE_S,
+    first_kills,
+    gate_budget,
+    gate_problem,
+)
 from coder.workflows.gen.mutation import module_mutants
 from coder.workflows.gen.testcode import test_functions as read_tests
 from sandbox import LocalSandbox
@@ -66,3 +72,10 @@ def test_a_module_changed_in_the_sandbox_leaves_the_candidates_to_coverage(
     assert kills.first == {} and kills.undecided == {t.name for t in ranked}
     assert gate_problem(ranked[0], {("ranges.py", 2)}, 1, kills, module) is None
     assert gate_problem(ranked[1], set(), 0, kills, module) is not None  # adds nothing
+
+
+def test_the_gate_gets_what_is_left_of_the_time_budget() -> None:
+    assert gate_budget(None) == GATE_BUDGET_S  # no --time-budget
+    assert gate_budget(12.5) == 12.5
+    assert gate_budget(0) == MIN_GATE_S  # the first mutants still decide most tests
+    assert gate_budget(500) == GATE_BUDGET_S

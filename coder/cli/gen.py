@@ -71,7 +71,10 @@ TimeBudget = Annotated[
         "--time-budget",
         min=1,
         metavar="SECONDS",
-        help="Start no new module after this many seconds (the first always runs).",
+        help=(
+            "Seconds for the whole run: writing gets 4/5 (no new module, pass or "
+            "feedback round starts after), the scores after 1/5."
+        ),
     ),
 ]
 Branch = Annotated[str | None, opt.branch_option("the new tests")]

@@ -191,3 +191,20 @@ def _base_label(params: list[Param], base: dict[str, Value]) -> str:
     if len(base) == 1:
         return next(iter(base.values())).label
     return "typical_input"
+
+
+def with_varargs(calls: list[Call], items: list[Value], name: str) -> list[Call]:
+    """`calls` and, after the typical one, it with one and with two items for `*name`
+    (none: `items` is empty)."""
+    if not calls or not items:
+        return calls
+    base, rest = calls[0], calls[1:]
+    made = []
+    for count, label in ((1, f"one_{name}"), (2, f"two_{name}")):
+        chosen = (items + items)[:count]
+        origins = {item.origin for item in chosen} & {"guess", "blind"}
+        modules = tuple(sorted({*base.modules, *(m for item in chosen for m in item.modules)}))
+        args = (*base.args, *(item.source for item in chosen))
+        origin = "blind" if "blind" in origins else "guess" if origins else base.origin
+        made.append(replace(base, args=args, label=label, origin=origin, modules=modules))
+    return [base, *made, *rest]

@@ -9,14 +9,14 @@ import ast
 import re
 from dataclasses import replace
 
-from coder.builtin.gen.calls import Call, plan_calls, renamed
+from coder.builtin.gen.calls import Call, plan_calls, renamed, with_varargs
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import MAX_SCENARIOS, doctest_probes
 from coder.builtin.gen.examples import doctest_calls
 from coder.builtin.gen.nodes import is_exception, state_kept_changed
 from coder.builtin.gen.objects import constructor, instances, observers
 from coder.builtin.gen.operators import BINARY, OPERATOR_FORMS, STATEMENT_FORMS
-from coder.builtin.gen.params import Param, params_of
+from coder.builtin.gen.params import Param, params_of, vararg_values
 from coder.builtin.gen.types import (
     Function,
     Probe,
@@ -108,7 +108,8 @@ def _method_probes(
     else:
         calls = doctest_calls(node, node.name, callee, [p.name for p in params])
         calls = [replace(c, qualified=qualified) for c in calls]
-        calls += plan_calls(callee, params, qualified)
+        vararg = node.args.vararg.arg if node.args.vararg else ""
+        calls += with_varargs(plan_calls(callee, params, qualified), vararg_values(node), vararg)
     calls = [wrapped(call, "list" if is_generator(node) else "") for call in calls]
     typical = plan_calls(cls.name, ctor)[0]
     new = Call(cls.name, typical.args, typical.kwargs, modules=typical.modules)

@@ -215,3 +215,17 @@ def _values(hinted: list[Value], literals: list[Value]) -> list[Value]:
     for value in [*typical, *literals, *hinted[1:]]:
         unique.setdefault(value.source, value)  # a literal's words say more than the hint's
     return list(unique.values())
+
+
+def vararg_values(node: ast.FunctionDef) -> list[Value]:
+    """Values for the items of `*args`: from its annotation (`*paths: str`), else from
+    its name's singular (`*paths` -> a path), else a number and a text. None when a
+    call cannot reach it: a positional parameter before it has a default (an extra
+    argument would fill that first)."""
+    vararg, arguments = node.args.vararg, node.args
+    if vararg is None or arguments.defaults:
+        return []
+    if vararg.annotation is not None:
+        return hint_values(vararg.annotation, vararg.arg)
+    singular = vararg.arg[:-1] if vararg.arg.endswith("s") else vararg.arg
+    return guessed_values(singular) or anything(singular)

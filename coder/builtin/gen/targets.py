@@ -15,7 +15,7 @@ import builtins
 from dataclasses import replace
 
 from coder.builtin.gen.argv import argv_readers, command_lines
-from coder.builtin.gen.calls import Call, plan_calls
+from coder.builtin.gen.calls import Call, plan_calls, with_varargs
 from coder.builtin.gen.classes import method_target, with_inherited
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import doctest_probes
@@ -29,7 +29,7 @@ from coder.builtin.gen.examples import (
 from coder.builtin.gen.freeze import freeze_for, volatile_lines, volatile_sources
 from coder.builtin.gen.messages import raise_messages
 from coder.builtin.gen.nodes import state_kept_changed
-from coder.builtin.gen.params import params_of
+from coder.builtin.gen.params import params_of, vararg_values
 from coder.builtin.gen.types import (
     Function,
     Probe,
@@ -238,7 +238,7 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
     target.defaults = {p.name: p.default for p in params if p.default is not None}
     wrap = "list" if is_generator(node) else ""
     documented = doctest_calls(node, name, name, target.params)
-    planned = plan_calls(name, params)
+    planned = with_varargs(plan_calls(name, params), vararg_values(node), target.varargs)
     sites = module_calls(facts.tree, name, target.params)[:MAX_SITES]
     sites = module_doctest_calls(facts.tree, name, target.params) + sites
     shown = [

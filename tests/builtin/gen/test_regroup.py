@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from coder.builtin.gen import Target
@@ -155,3 +156,15 @@ def test_tests_of_other_shapes_are_kept_as_they_are() -> None:
 def _verbose(repo: Path) -> str:
     command = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider"]
     return subprocess.run(command, cwd=repo, capture_output=True, text=True).stdout
+
+
+def test_a_stream_is_never_a_row_of_a_regrouped_table() -> None:
+    count = Target("count_lines", params=["fp"])
+    tests = [
+        ("count_lines", _test("test_a", 'assert count_lines(io.StringIO("1\\n2\\n")) == 2', 1)),
+        ("count_lines", _test("test_b", 'assert count_lines(io.StringIO("")) == 0', 2)),
+    ]
+    assert regrouped(tests, {"count_lines": count}, set()) == (tests, {})
+    plain = [(name, replace(t, source=t.source.replace("io.StringIO", ""))) for name, t in tests]
+    out, _ = regrouped(plain, {"count_lines": count}, set())
+    assert len(out) == 1  # the same checks on texts do make one table

@@ -272,3 +272,37 @@ def test_characters_the_body_compares_items_with_make_texts_that_hold_them(
     generated = generate(tmp_path, {"fields.py": FIELDS}, "fields")
     assert '"a{b}c:d!z"' in generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+VARARGS = """\
+import datetime
+
+
+def join_paths(*paths):
+    return "/".join(p.strip("/") for p in paths)
+
+
+def latest(first: datetime.date, *others: datetime.date) -> datetime.date:
+    return max(first, *others)
+
+
+def padded(text, width=10, *fill):
+    return text.ljust(width)
+
+
+class Bag:
+    def add_all(self, *items):
+        return list(items)
+"""
+
+
+def test_star_args_get_one_item_and_two_when_a_call_can_reach_them() -> None:
+    found = {t.name: [p.call.source() for p in t.probes] for t in find_targets(VARARGS, [])}
+    assert found["join_paths"][:3] == ["join_paths()", 'join_paths("abc")', 'join_paths("abc", "")']
+    one = "latest(datetime.date(2024, 1, 15), datetime.date(2024, 1, 15))"
+    assert one in found["latest"], found["latest"]  # the annotation types each item
+    assert (
+        "bag.add_all(3)" in found["Bag.add_all"] and 'bag.add_all(3, "abc")' in found["Bag.add_all"]
+    )
+    # an extra argument would fill `width` first: no items for *fill
+    assert all(call.count(",") == 0 for call in found["padded"]), found["padded"]

@@ -229,10 +229,16 @@ def _as_setup(stmt: ast.stmt) -> ast.stmt:
 
 
 def _changed(stmt: ast.stmt) -> set[str]:
-    """Names whose object a call in `stmt` may change: a method's owner (`oset.add(3)` ->
-    oset), a name passed to a function that is no display (`set_pointer(obj, ...)`)."""
+    """Names whose object `stmt` may change: a method's owner (`oset.add(3)` -> oset), a
+    name passed to a function that is no display (`set_pointer(obj, ...)`), the object
+    an item or attribute is set on or deleted from (`omd["a"] = 1`, `url.fragment =
+    "en"`, `del omd["a"]`)."""
     found: set[str] = set()
     for node in ast.walk(stmt):
+        if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(
+            node.ctx, ast.Store | ast.Del
+        ):
+            found |= _root(node)
         if not isinstance(node, ast.Call):
             continue
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
@@ -240,6 +246,12 @@ def _changed(stmt: ast.stmt) -> set[str]:
         elif _called(node) and _called(node) not in _DISPLAYS | _PURE:
             found |= {arg.id for arg in node.args if isinstance(arg, ast.Name)}
     return found
+
+
+def _root(node: ast.expr) -> set[str]:
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return {node.id} if isinstance(node, ast.Name) else set()
 
 
 def _bound(stmt: ast.stmt) -> set[str]:

@@ -93,7 +93,11 @@ def is_dunder(name: str) -> bool:
 
 
 def decorators(node: Function | ast.ClassDef) -> set[str]:
-    return {ast.unparse(d).split("(")[0].split(".")[-1] for d in node.decorator_list}
+    """The decorators' last names; a caching property (`functools.cached_property`,
+    `cachedproperty`, `lazy_property`) also counts as "property": it is read, not called."""
+    names = {ast.unparse(d).split("(")[0].split(".")[-1] for d in node.decorator_list}
+    cached = any(name.lower().endswith("property") and name != "property" for name in names)
+    return names | {"property"} if cached else names
 
 
 def exceptions_named(node: ast.AST) -> frozenset[str]:

@@ -271,3 +271,78 @@ def test_a_pretty_printed_example_is_checked_as_the_text_it_prints(tmp_path: Pat
     assert "possible bug" not in generated.text and "pprint.pformat(" in generated.text
     ran = run_pytest_in(generated.repo)
     assert ran.returncode == 0, ran.stdout
+
+
+ASSIGNED = '''\
+import functools
+
+
+class Multi(dict):
+    """Many values a key.
+
+    >>> m = Multi()
+    >>> m['a'] = 1
+    >>> m['b'] = 2
+    >>> m.add('a', 3)
+    >>> m.getlist('a')
+    [u'1', u'3']
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.lists = {}
+
+    def __setitem__(self, k, v):
+        self.lists.setdefault(k, []).append(str(v))
+        super().__setitem__(k, v)
+
+    def add(self, k, v):
+        self[k] = v
+
+    def getlist(self, k):
+        return list(self.lists.get(k, []))
+
+    @functools.cached_property
+    def size(self):
+        return sum(len(v) for v in self.lists.values())
+
+
+class Link:
+    def __init__(self, text):
+        self.text = text
+        self.fragment = ""
+
+    def to_text(self):
+        """
+        >>> link = Link('http://x.com')
+        >>> link.fragment = 'en'
+        >>> link.to_text()
+        u'http://x.com#en'
+        """
+        return self.text + ("#" + self.fragment if self.fragment else "")
+
+    def copy(self):
+        """
+        >>> Link('http://x.com').copy()
+        Link(u'http://x.com')
+        """
+        return Link(self.text)
+
+    def __repr__(self):
+        return f"Link({self.text!r})"
+'''
+
+
+def test_a_doctest_keeps_the_items_and_attributes_it_sets(tmp_path: Path) -> None:
+    tree = ast.parse(ASSIGNED)
+    [probe] = doctest_probes(tree.body[1], "getlist", {"Multi"})
+    setup = [c.source() for c in probe.setup]
+    assert setup == ["m = Multi()", 'm["a"] = 1', 'm["b"] = 2', 'm.add("a", 3)'], setup
+    # Before: the item and attribute settings were dropped, and the doctests' outputs
+    # (Python 2's u'' strings as well) were reported as possible bugs.
+    generated = generate(tmp_path, {"multi.py": ASSIGNED}, "multi")
+    assert "possible bug" not in generated.summary.lower(), generated.summary
+    assert 'link.fragment = "en"' in generated.text, generated.text
+    assert "multi.size()" not in generated.text  # a cached property is read, not called
+    ran = run_pytest_in(tmp_path / "repo")
+    assert ran.returncode == 0, ran.stdout

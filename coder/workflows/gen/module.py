@@ -212,7 +212,7 @@ def _record(outcome: ModuleOutcome, judgements: list[Judgement], result: AgentRe
 def possible_bugs(judgements: list[Judgement], summary: str) -> list[PossibleBug]:
     """Kept tests marked xfail(strict=True), failed comparisons the test or the agent's
     summary calls a bug, and every other `POSSIBLE BUG:` line of the summary."""
-    claims = [m.group(1) for m in _BUG_LINE.finditer(summary or "")]
+    claims = list(dict.fromkeys(m.group(1) for m in _BUG_LINE.finditer(summary or "")))
     bugs: list[PossibleBug] = []
     for judgement in judgements:
         for test in (t for t in judgement.kept if t.xfail):

@@ -427,7 +427,8 @@ def test_a_failed_comparison_the_test_calls_a_bug_is_a_possible_bug() -> None:
     judgement = Judgement("tests/test_t.py", "", candidates=gen_tests.test_functions(source))
     judgement.failures["test_total"] = failure
     judgement.rejected["test_total"] = "failed: AssertionError: assert 1 == 3"
-    [bug, claim] = possible_bugs([judgement], "done\nPOSSIBLE BUG: rounding in mean() looks off")
+    said = "POSSIBLE BUG: rounding in mean() looks off"
+    [bug, claim] = possible_bugs([judgement], f"done\n{said}\n{said}")  # said twice: one bug
     assert bug.test == "tests/test_t.py::test_total" and bug.message == "assert 1 == 3"
     assert "Bug: total drops the last item." in bug.evidence and "assert 1 == 3" in bug.evidence
     assert claim.test == "" and claim.message == "rounding in mean() looks off"

@@ -33,7 +33,7 @@ from coder.builtin.gen.hints import STREAMS
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.render import Rendered
 from coder.builtin.gen.signatures import Signatures
-from coder.builtin.gen.values import safe_name, snake_case
+from coder.builtin.gen.values import free_name
 
 _INDENT = "    "
 
@@ -242,7 +242,7 @@ def _columns(
     for index in varying:
         node = placeholders.get(f"_{index + 1}")
         wanted = _named(node, parents, known) if node is not None else "value"
-        names.append(_free(wanted, [*used, *names]))
+        names.append(free_name(wanted, [*used, *names]))
     return names
 
 
@@ -294,12 +294,3 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
     if isinstance(parent, ast.keyword) and parent.arg:
         return parent.arg
     return "value"
-
-
-def _free(name: str, taken: list[str]) -> str:
-    """`name` in snake case, not a builtin's or keyword's name, not one taken already."""
-    name = safe_name(snake_case(name) or "value")
-    found, number = name, 2
-    while found in taken:
-        found, number = f"{name}_{number}", number + 1
-    return found

@@ -249,3 +249,12 @@ def safe_name(name: str) -> str:
 
 
 _BUILTINS = frozenset(dir(builtins))
+
+
+def free_name(name: str, taken: list[str]) -> str:
+    """`name` in snake case, not a builtin's or keyword's name, not one taken already."""
+    name = safe_name(snake_case(name) or "value")
+    found, number = name, 2
+    while found in taken:
+        found, number = f"{name}_{number}", number + 1
+    return found

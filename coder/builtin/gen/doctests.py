@@ -26,6 +26,7 @@ from dataclasses import replace
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.continued import with_continuations
 from coder.builtin.gen.examples import literal_call
+from coder.builtin.gen.nodes import root_name
 from coder.builtin.gen.origins import Origins, respelled
 from coder.builtin.gen.types import Probe
 from coder.builtin.gen.values import double_quoted, one_line
@@ -238,7 +239,7 @@ def _changed(stmt: ast.stmt) -> set[str]:
         if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(
             node.ctx, ast.Store | ast.Del
         ):
-            found |= _root(node)
+            found |= {root_name(node)} - {""}
         if not isinstance(node, ast.Call):
             continue
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
@@ -246,12 +247,6 @@ def _changed(stmt: ast.stmt) -> set[str]:
         elif _called(node) and _called(node) not in _DISPLAYS | _PURE:
             found |= {arg.id for arg in node.args if isinstance(arg, ast.Name)}
     return found
-
-
-def _root(node: ast.expr) -> set[str]:
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-    return {node.id} if isinstance(node, ast.Name) else set()
 
 
 def _bound(stmt: ast.stmt) -> set[str]:

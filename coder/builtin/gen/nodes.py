@@ -15,13 +15,21 @@ def methods(cls: ast.ClassDef) -> list[Function]:
     return [node for node in cls.body if isinstance(node, Function)]
 
 
+def root_name(node: ast.expr) -> str:
+    """The name an attribute or item chain starts from (`self.items[0]` -> "self"; "" when
+    it starts from anything else)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def is_exception(cls: ast.ClassDef) -> bool:
     """An exception, an abstract base or a protocol: no plain class to build and call."""
     return any(_NOT_PLAIN.search(ast.unparse(base)) for base in cls.bases)
 
 
-_CHANGERS = {"append", "extend", "insert", "pop", "remove", "clear", "add", "discard"}
-_CHANGERS |= {"popitem", "sort", "reverse"}
+CHANGERS = {"append", "extend", "insert", "pop", "remove", "clear", "add", "discard"}
+CHANGERS |= {"popitem", "sort", "reverse"}
 """Methods that change a list or set in place. A module dict's `cache[key] = value` or
 `setdefault` is left alone: memoising leaves the results the same."""
 
@@ -50,7 +58,7 @@ def _changed_module_name(node: Function, tree: ast.Module) -> str:
         if isinstance(child, ast.Global):
             return child.names[0]
         method = child.func if isinstance(child, ast.Call) else None
-        if not isinstance(method, ast.Attribute) or method.attr not in _CHANGERS:
+        if not isinstance(method, ast.Attribute) or method.attr not in CHANGERS:
             continue
         if isinstance(method.value, ast.Name) and method.value.id in module - local:
             return method.value.id

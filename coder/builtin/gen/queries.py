@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from coder.builtin.gen.nodes import CHANGERS, root_name
 from coder.builtin.gen.types import Function
 
 
@@ -28,8 +29,7 @@ def _gives_value(node: Function) -> bool:
     )
 
 
-_CHANGING_CALLS = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "sort"}
-_CHANGING_CALLS |= {"reverse", "update", "setdefault", "add", "discard", "appendleft", "rotate"}
+_CHANGING_CALLS = CHANGERS | {"update", "setdefault", "appendleft", "rotate"}
 _CHANGING_CALLS |= {"read", "readline", "readlines", "seek", "write", "truncate", "send"}
 
 
@@ -59,8 +59,4 @@ def _steps_self(call: ast.Call) -> bool:
 
 
 def _on_self(node: ast.expr) -> bool:
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-        if isinstance(node, ast.Name) and node.id == "self":
-            return True
-    return False
+    return isinstance(node, ast.Attribute | ast.Subscript) and root_name(node) == "self"

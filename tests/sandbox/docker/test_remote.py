@@ -5,6 +5,7 @@ and refuses wrong ones in one line), and an ssh:// engine that cannot be reached
 from __future__ import annotations
 
 import datetime
+import fcntl
 import json
 import os
 import shutil
@@ -25,6 +26,9 @@ from tests.sandbox.docker.seen import free_port, run_actions
 START = Path(__file__).resolve().parents[3] / "sandbox" / "image" / "start-dockerd.sh"
 NAME = "tls-test"  # this module's engine: /run/coder-tls-test.sock, /var/lib/coder-tls-test
 PIDFILE = Path(f"/run/coder-{NAME}.pid")
+LOCK = Path(f"/run/coder-{NAME}.lock")
+"""Held while this module's engine runs: a second suite on this machine waits for it
+(and keeps the image its data root holds) instead of stopping the first one's engine."""
 SOCKET = f"unix:///run/coder-{NAME}.sock"
 
 
@@ -121,13 +125,15 @@ def tls_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsEngine]:
     _authority(root / "other-ca")
     client = _client_folder(root / "engine-ca", root / "client")
     stranger = _client_folder(root / "other-ca", root / "stranger")
-    _stop(PIDFILE)  # one an interrupted session of these tests left running
-    port = free_port()
-    try:
-        _start(root / "engine-ca", port)
-        yield TlsEngine(f"tcp://127.0.0.1:{port}", client, stranger)
-    finally:
-        _stop(PIDFILE)
+    with LOCK.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when this process ends, however
+        _stop(PIDFILE)  # one an interrupted session of these tests left running
+        port = free_port()
+        try:
+            _start(root / "engine-ca", port)
+            yield TlsEngine(f"tcp://127.0.0.1:{port}", client, stranger)
+        finally:
+            _stop(PIDFILE)
 
 
 def _fix(repo: Path, monkeypatch: pytest.MonkeyPatch, host: str, certs: Path | None) -> int:

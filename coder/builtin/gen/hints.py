@@ -33,12 +33,20 @@ _SCALARS: dict[str, list[tuple[str, str]]] = {
     ],
     "char": [('"a"', ""), ('"Z"', "upper_case_{p}"), ('" "', "space_{p}"), ('"1"', "digit_{p}")]
     + [('"é"', "non_ascii_{p}"), ('"-"', "punctuation_{p}")],
+    "template": [  # a format string of some language: str.format's, strftime's, printf's
+        ('"{} and {}"', "{p}_with_two_fields"),
+        ('"{name}: {value:>8}"', "{p}_with_named_fields"),
+        ('"%Y-%m-%d"', "date_{p}"),
+        ('"%s and %d"', "printf_{p}"),
+        ('"abc"', "{p}_without_fields"),
+        ('""', "empty_{p}"),
+    ],
     "bool": [("True", ""), ("False", "")],
     "bytes": [('b"abc"', ""), ('b""', ""), ('b"\\x00\\xff"', "binary_{p}")],
     "None": [("None", "")],
     "slice": [("slice(1, 3)", "slice_of_{p}"), ("slice(None)", "whole_{p}")]
     + [("slice(None, None, -1)", "reversed_{p}")],
-    "Any": [("3", ""), ('"abc"', ""), ("[3, 1, 2]", ""), ("None", "")],
+    "Any": [("3", ""), ('"abc"', ""), ("[3, 1, 2]", ""), ("None", ""), ('{"a": 1}', "")],
 }
 _SCALARS["object"] = _SCALARS["Any"]
 _SCALARS |= {  # the standard library's value types, spelled from their module

@@ -10,11 +10,14 @@ from dataclasses import dataclass
 
 from coder.builtin.gen.compared import compared_literals, compared_params
 from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.consumers import consumed_values, consumers
+from coder.builtin.gen.fallbacks import fallback_kind
 from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
 from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
 from coder.builtin.gen.stored import as_the_class_uses_it
-from coder.builtin.gen.usage import body_strings, text_values, usage_hint
+from coder.builtin.gen.texts import body_strings, text_values
+from coder.builtin.gen.usage import usage_hint
 from coder.builtin.gen.values import (
     CHARACTER,
     Value,
@@ -68,9 +71,12 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
         head, rest = (matched, values) if matched else (values[:1], values[1:])
         if matched and values and values[0].origin == "doctest":  # what the module shows
             head, rest = [values[0], *matched], values[1:]
+        fed = _fed(node, arg.arg, facts.tree) if arg.arg in texts and not closed else []
         texts_ = _texts(node, arg.arg) if arg.arg in texts and not closed else []
-        other = _besides_default(default, arg.arg, facts.tree) if default is not None else []
-        values = list({v.source: v for v in [*head, *texts_, *rest, *other]}.values())
+        other = _besides_default(default, arg.arg, facts.tree, values) if default else []
+        lead = [] if matched or head[:1] and head[0].origin == "doctest" else fed[:1]
+        ordered = [*lead, *head, *fed, *texts_, *rest, *other]  # a template first
+        values = list({v.source: v for v in ordered}.values())
         literal = default is not None and is_parsed(node_value(default))
         shown = literal_source(default) if literal and default is not None else None
         later = tuple(n for n in partners.get(arg.arg, ()) if names.index(n) > names.index(arg.arg))
@@ -87,15 +93,25 @@ def _closed(arg: ast.arg, facts: ModuleFacts) -> bool:
     return hint.startswith(("Literal[", "typing.Literal["))
 
 
-def _besides_default(default: ast.expr, name: str, tree: ast.Module) -> list[Value]:
-    """A value that takes the branch the default does not: the other bool, or None in
-    place of a sentinel (`default=_nothing` where `_nothing = object()`)."""
+def _besides_default(
+    default: ast.expr, name: str, tree: ast.Module, values: list[Value]
+) -> list[Value]:
+    """A value that takes the branch the default does not: the other bool, None in place
+    of a sentinel (`default=_nothing` where `_nothing = object()`); and when nothing but
+    the default is known, its name's guess (else a number and a text) for None, and the
+    other truthiness for a number or a text (`column=0` -> 1, `sep=","` -> "")."""
     value = node_value(default)
     if isinstance(value, bool):
         return [Value(repr(not value), describe(repr(not value), name), "default")]
     if isinstance(default, ast.Name) and default.id in _sentinels(tree):
         return [Value("None", describe("None", name), "default")]
-    return []
+    if any(v.source != literal_source(default) for v in values):
+        return []
+    if value is None and isinstance(default, ast.Constant):
+        return guessed_values(name)[:2] or anything(name)
+    kinds: dict[type, list[object]] = {int: [0, 1], float: [0.0, 1.5], str: ["", "abc"]}
+    found = [repr(other) for other in kinds.get(type(value), []) if other != value]
+    return [Value(double_quoted(v), describe(double_quoted(v), name), "guess") for v in found]
 
 
 def _sentinels(tree: ast.Module) -> set[str]:
@@ -124,7 +140,8 @@ def _hinted(
     described = _described(node, arg, has_default, facts)
     if any(value.source.startswith("[") for value in shown):  # lists of the module's objects
         described = [value for value in described if not value.source.startswith("[")]
-    found = shown + described
+    typical = [value for value in shown if value.origin == "guess"]  # built unshown
+    found = [value for value in shown if value.origin != "guess"] + described + typical
     return list({value.source: value for value in reversed(found)}.values())[::-1]
 
 
@@ -140,15 +157,25 @@ def _described(
     hinted = hint_values(annotation, arg.arg)
     if hinted and CHARACTER.match(arg.arg) and hinted[0].source == '"abc"':
         return hint_values(ast.Name("char"), arg.arg)
+    hint, origin = usage_hint(node, arg.arg)
+    if hint is not None and annotation is not None and ast.unparse(annotation) in _ANYTHING:
+        used = hint_values(hint, arg.arg, origin)  # `x: Any` then `isinstance(x, dict)`
+        return list({value.source: value for value in [*used, *hinted]}.values())
     if hinted or arg.annotation is not None:
         return hinted
-    hint, origin = usage_hint(node, arg.arg)
+    if hint is None and set(consumers(node, arg.arg, facts.tree)) & {"format", "printf", "json"}:
+        hint, origin = ast.Name("str"), "guess"  # handed to a parser of text
+    if hint is None and (kind := fallback_kind(node, arg.arg)):
+        hint, origin = ast.Name(kind), "guess"  # `if extra is None: extra = {}`
     guessed = [] if has_default else guessed_values(arg.arg)
     if hint is None:
         return guessed
     used = hint_values(hint, arg.arg, origin)
     found = used if origin == "hint" else [*guessed, *used]
     return list({value.source: value for value in reversed(found)}.values())[::-1]
+
+
+_ANYTHING = {"Any", "typing.Any", "object"}
 
 
 def _instance(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Value]:
@@ -158,6 +185,9 @@ def _instance(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Val
     source = built(cls, facts.shown.values) if cls is not None else None
     if cls is not None and source is not None:
         return [Value(source, snake_case(cls.name), "hint", (cls.name,))]
+    source = _typical(cls, facts) if cls is not None else None
+    if cls is not None and source is not None:  # no example shows one: after the hint's
+        return [Value(source, snake_case(cls.name), "guess", (cls.name,))]
     cls = item_class(node, param, facts.tree)
     source = built(cls, facts.shown.values, facts.tree) if cls is not None else None
     if cls is not None and source is None:
@@ -196,6 +226,13 @@ def _matched(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Valu
     found = flowing_patterns(node, param, module_patterns(facts.tree))
     sources = [double_quoted(repr(text)) for text in found]
     return [Value(source, describe(source, param), "literal") for source in sources]
+
+
+def _fed(node: ast.FunctionDef, param: str, tree: ast.Module) -> list[Value]:
+    """Strings in the language of the parsers the parameter is handed to (consumers.py):
+    guesses, so what one makes the standard library raise is never pinned."""
+    found = consumed_values(node, param, tree)
+    return [Value(source, label, "guess") for source, label in found]
 
 
 def _texts(node: ast.FunctionDef, param: str) -> list[Value]:

@@ -69,8 +69,12 @@ _NAME_GUESSES = [
     (re.compile(r"^(d|dct|mapping)$|(dict|mapping)$"), "dict"),
     (re.compile(r"(keys|names|words|labels|paths|titles|strings|texts|lines|tags)$"), "list[str]"),
     (re.compile(r"(name|text|word|title|string|label|key|path|prefix|suffix|^s$)"), "str"),
-    (re.compile(r"str$|^(fmt|template|pattern|msg|message|line|source|src|query|url|sep)$"), "str"),
-    (re.compile(r"_(fmt|format|template|spec|line|url)$"), "str"),
+    (
+        re.compile(r"^(fmt|format|template|fstr|format_str|fmt_str)$|_(fmt|format|template)$"),
+        "template",
+    ),
+    (re.compile(r"str$|^(pattern|msg|message|line|source|src|query|url|sep)$"), "str"),
+    (re.compile(r"_(spec|line|url)$"), "str"),
     (re.compile(r"(items|values|numbers|nums|xs|data|elements|seq|sequence|lst)$"), "list[int]"),
     (re.compile(r"^(it|iterable|iter|collection|container|array|arr)$"), "list[int]"),
 ]

@@ -179,7 +179,7 @@ class Window:
     assert isinstance(node, ast.FunctionDef)
     params = params_of(node, True, ModuleFacts.of(ast.parse(source)))
     assert [[v.source for v in p.values] for p in params] == [
-        ["None", "3", '"abc"'],
+        ["3", "None", "0", "-1", "1", "2", "10", "1000000"],  # `first = 0` says a number
         ["None", "3", '"abc"'],
     ]
 

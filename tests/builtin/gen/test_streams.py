@@ -112,8 +112,12 @@ def test_reading_a_stream_or_stepping_an_iterator_is_no_observer() -> None:
 
 
 def test_names_that_say_text_or_stream_get_such_values() -> None:
-    for name in ("fstr", "date_str", "fmt", "template", "date_format", "field_spec"):
+    for name in ("date_str", "field_spec", "pattern", "message"):
         assert guessed_values(name)[0].source == '"abc"', name
+    for name in ("fstr", "fmt", "format", "template", "date_format"):  # a format string
+        found = [value.source for value in guessed_values(name)]
+        assert found[:4] == ['"{} and {}"', '"{name}: {value:>8}"', '"%Y-%m-%d"', '"%s and %d"']
+        assert '""' in found, found
     for name in ("fp", "fileobj", "stream", "out_stream"):
         assert guessed_values(name)[0].source.startswith("io.StringIO("), name
 

@@ -305,4 +305,62 @@ def test_star_args_get_one_item_and_two_when_a_call_can_reach_them() -> None:
         "bag.add_all(3)" in found["Bag.add_all"] and 'bag.add_all(3, "abc")' in found["Bag.add_all"]
     )
     # an extra argument would fill `width` first: no items for *fill
-    assert all(call.count(",") == 0 for call in found["padded"]), found["padded"]
+    assert all(call.count(",") == 0 or ", width=" in call for call in found["padded"])
+
+
+ANY = """\
+from typing import Any
+
+
+def kind_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, (list, tuple)):
+        return "sequence"
+    return "scalar"
+
+
+def echo(value: object) -> object:
+    return value
+"""
+
+
+def test_an_any_hint_reads_the_isinstance_checks_of_the_body() -> None:
+    targets = {t.name: t for t in find_targets(ANY, [], "anything")}
+    kinds = [p.call.args[0] for p in targets["kind_of"].probes]
+    assert kinds[0].startswith("{") and any(k.startswith("[") for k in kinds), kinds
+    assert "3" in kinds, kinds  # the scalar branch too
+    echoed = [p.call.args[0] for p in targets["echo"].probes]
+    assert echoed[:5] == ["3", '"abc"', "[3, 1, 2]", "None", '{"a": 1}'], echoed
+
+
+PIECES = """\
+import re
+
+_FIELD = re.compile(r"({{|}}|{[^}]*})")
+
+
+class Template:
+    def __init__(self, text):
+        self._text = text
+
+    def count(self):
+        total = 0
+        for part in _FIELD.split(self._text):
+            if part == "{{":
+                continue
+            if part and part[0] == "{" and part[-1] == "}":
+                total += 1
+        return total
+"""
+
+
+def test_marks_the_pieces_of_a_split_text_are_compared_with_make_texts_that_hold_them() -> None:
+    # `for part in _FIELD.split(self._text)` then `part == "{{"` and `part[0] == "{"`:
+    # the constructor's text gets the marks, all of them too, in the body's order, and
+    # each instance is observed through `count()`.
+    [target] = find_targets(PIECES, ["Template.__init__"], "template")
+    made = [probe.call.source() for probe in target.probes]
+    assert 'Template("a{{b")' in made and 'Template("a{b")' in made, made
+    assert 'Template("a{{b{c}z")' in made, made
+    assert target.observers == ["template.count()"]

@@ -13,9 +13,9 @@ from coder.builtin.gen.calls import Call, plan_calls, renamed, with_varargs
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.doctests import MAX_SCENARIOS, doctest_probes
 from coder.builtin.gen.examples import doctest_calls
-from coder.builtin.gen.nodes import is_exception, state_kept_changed
+from coder.builtin.gen.nodes import is_abstract, state_kept_changed
 from coder.builtin.gen.objects import constructor, instances, observers
-from coder.builtin.gen.operators import BINARY, OPERATOR_FORMS, STATEMENT_FORMS
+from coder.builtin.gen.operators import BINARY, OPERATOR_FORMS, STATEMENT_FORMS, called_by_name
 from coder.builtin.gen.params import Param, params_of, vararg_values
 from coder.builtin.gen.types import (
     Function,
@@ -55,11 +55,11 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
     target = Target(name, owner=cls.name if cls else "")
     nodes = _by_name(cls) if cls else {}
     node = nodes.get(method)
-    if cls is None or (node is None and method != "__init__") or is_exception(cls):
+    if cls is None or (node is None and method != "__init__") or is_abstract(cls):
         target.skip = "not a method of a plain class of this module"
         return target
     spelled = method in OPERATOR_FORMS or method in STATEMENT_FORMS
-    if is_dunder(method) and method != "__init__" and not spelled:
+    if is_dunder(method) and method != "__init__" and not spelled and not called_by_name(method):
         target.skip = "a special method called by syntax the builtin generator does not write"
         return target
     ctor = constructor(cls, facts)
@@ -112,7 +112,8 @@ def _method_probes(
         calls += with_varargs(plan_calls(callee, params, qualified), vararg_values(node), vararg)
     calls = [wrapped(call, "list" if is_generator(node) else "") for call in calls]
     typical = plan_calls(cls.name, ctor)[0]
-    new = Call(cls.name, typical.args, typical.kwargs, modules=typical.modules)
+    new = Call(cls.name, typical.args, typical.kwargs, origin=typical.origin)
+    new = replace(new, modules=typical.modules)
     others = instances(cls, facts, new) if not qualified else []
     fillers = [(new, f) for f in _fillers(cls, node, var, facts)] if not qualified else []
     # The instances the module builds first: of two tests that notice as much, the one

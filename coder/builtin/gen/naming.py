@@ -38,11 +38,14 @@ def test_name(target: Target, result: Result) -> str:
 
 def instance_words(target: Target, result: Result) -> str:
     """`on_foo_bar` for a method called on `Cls("/foo/bar")`: the instance's first
-    literal argument in words, when it has a short one."""
+    literal argument in words, when it has a short one; `with_line_and_column` for one
+    built with optional arguments (`ParseError("bad", line=3, column=1)`)."""
     setup = result.probe.setup
     if not target.var or target.init or not setup or result.probe.verbatim:
         return ""
     made = setup[0]
+    if made.kwargs:
+        return "with_" + "_and_".join(snake_case(name) for name, _ in made.kwargs[:2])
     values = [*made.args, *(value for _, value in made.kwargs)]
     value = node_value(ast.parse(values[0], mode="eval").body) if values else None
     if isinstance(value, bool) or not isinstance(value, str | int | float):

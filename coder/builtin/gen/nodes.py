@@ -9,6 +9,7 @@ import re
 Function = ast.FunctionDef
 
 _NOT_PLAIN = re.compile(r"(Error|Exception|Warning|ABC|Protocol)$")
+_ABSTRACT = re.compile(r"(ABC|Protocol)$")
 
 
 def methods(cls: ast.ClassDef) -> list[Function]:
@@ -26,6 +27,12 @@ def root_name(node: ast.expr) -> str:
 def is_exception(cls: ast.ClassDef) -> bool:
     """An exception, an abstract base or a protocol: no plain class to build and call."""
     return any(_NOT_PLAIN.search(ast.unparse(base)) for base in cls.bases)
+
+
+def is_abstract(cls: ast.ClassDef) -> bool:
+    """An abstract base or a protocol: nothing to build. (An exception class is built and
+    its methods called like any other's: `ParseError("bad", line=3)`, then `str(error)`.)"""
+    return any(_ABSTRACT.search(ast.unparse(base)) for base in cls.bases)
 
 
 CHANGERS = {"append", "extend", "insert", "pop", "remove", "clear", "add", "discard"}
@@ -63,3 +70,18 @@ def _changed_module_name(node: Function, tree: ast.Module) -> str:
         if isinstance(method.value, ast.Name) and method.value.id in module - local:
             return method.value.id
     return ""
+
+
+def exposed_classes(tree: ast.Module) -> set[str]:
+    """The module's private classes one of its public functions returns an instance of
+    (`complement()` returning `_ComplementSet(...)`): their methods are public API."""
+    private = {n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name[0] == "_"}
+    found = set()
+    for node in tree.body:
+        if not isinstance(node, Function) or node.name.startswith("_"):
+            continue
+        for child in ast.walk(node):
+            made = child.value if isinstance(child, ast.Return) else None
+            if isinstance(made, ast.Call) and isinstance(made.func, ast.Name):
+                found |= {made.func.id} & private
+    return found

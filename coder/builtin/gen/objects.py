@@ -113,14 +113,19 @@ def _construction(node: ast.AST, name: str, builders: set[str]) -> Call | None:
 
 
 def _factories(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
-    """Typical calls of the module's functions annotated to return the class."""
+    """Typical calls of the module's public functions annotated to return the class, or
+    that return one they build (`complement(wrapped)` returning `_ComplementSet(...)`:
+    a private class's public way in)."""
     found = []
     for node in facts.tree.body:
-        returns = node.returns if isinstance(node, ast.FunctionDef) else None
-        if returns is not None and ast.unparse(returns).strip("'\"") == cls.name:
-            assert isinstance(node, ast.FunctionDef)
-            if not node.name.startswith("_"):
-                found += plan_calls(node.name, params_of(node, False, facts))[:1]
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+            continue
+        returns = ast.unparse(node.returns).strip("'\"") if node.returns else ""
+        if returns == cls.name or any(_makes(child, cls.name) for child in ast.walk(node)):
+            calls = [
+                c for c in plan_calls(node.name, params_of(node, False, facts)) if not _empty(c)
+            ]
+            found += sorted(calls, key=lambda call: bool(call.uses))[:1]  # plain values first
     return found
 
 
@@ -145,14 +150,21 @@ def _makes(node: ast.AST, name: str) -> bool:
 
 
 def _filled_in(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
-    """The constructor with every parameter it has a value for given one."""
+    """The constructor with each optional parameter alone given a value other than its
+    default (`ParseError("bad", line=3)`), then with all of them: the states a method
+    without parameters of its own can only be reached through."""
     params = constructor(cls, facts) or []
-    given = [Param(p.name, p.values, False, True) for p in params if p.has_default and p.values]
-    if not given:
-        return []
+    given = [
+        Param(p.name, others, False, True)
+        for p in params
+        if p.has_default and (others := tuple(v for v in p.values if v.source != p.default))
+    ]
     required = [p for p in params if not p.has_default]
-    calls = plan_calls(cls.name, [*required, *given])
-    return calls[:1]
+    full = plan_calls(cls.name, [*required, *given])
+    if not given or not full:
+        return []
+    alone = [plan_calls(cls.name, [*required, one])[0] for one in given] if len(given) > 1 else []
+    return [*alone, full[0]]  # all together last: options may exclude each other
 
 
 def constructor(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param] | None:

@@ -48,6 +48,14 @@ OPERATOR_FORMS: dict[str, tuple[int, str]] = {
     "__setstate__": (-2, "copy.copy({obj})"),
     "__reduce__": (0, "copy.copy({obj})"),
     "__reduce_ex__": (-2, "copy.copy({obj})"),
+    "__index__": (0, "operator.index({obj})"),
+    "__length_hint__": (0, "operator.length_hint({obj})"),
+    "__trunc__": (0, "math.trunc({obj})"),
+    "__floor__": (0, "math.floor({obj})"),
+    "__ceil__": (0, "math.ceil({obj})"),
+    "__fspath__": (0, "os.fspath({obj})"),
+    "__dir__": (0, "dir({obj})"),
+    "__getattr__": (1, "getattr({obj}, {0})"),
     "__neg__": (0, "-{obj}"),
     "__pos__": (0, "+{obj}"),
     "__invert__": (0, "~{obj}"),
@@ -59,6 +67,8 @@ OPERATOR_FORMS: dict[str, tuple[int, str]] = {
 STATEMENT_FORMS: dict[str, tuple[int, str]] = {
     "__setitem__": (2, "{obj}[{0}] = {1}"),
     "__delitem__": (1, "del {obj}[{0}]"),
+    "__setattr__": (2, "setattr({obj}, {0}, {1})"),
+    "__delattr__": (1, "delattr({obj}, {0})"),
     **{name: (1, f"{{obj}} {op} {{0}}") for name, op in _IN_PLACE.items()},
 }
 """The same for statements: their value is None, their effect shows in the object."""
@@ -77,9 +87,29 @@ def operator_form(owner: str, method: str, args: list[str]) -> str | None:
     return form[1].format(*args, obj=owner, args=", ".join(args))
 
 
+_MODULES = {"copy", "math", "operator", "os"}
+"""The standard modules the forms above are spelled with."""
+_DATA_MODEL = {
+    "__init__", "__new__", "__del__", "__enter__", "__exit__", "__aenter__", "__aexit__",
+    "__getattribute__", "__get__", "__set__", "__delete__", "__set_name__",
+    "__init_subclass__", "__class_getitem__", "__instancecheck__", "__subclasscheck__",
+    "__missing__", "__await__", "__aiter__", "__anext__", "__sizeof__", "__buffer__",
+    "__release_buffer__", "__post_init__",
+}  # fmt: skip
+"""The special methods Python calls that the forms above do not spell (a test reaches
+them through what calls them, or not at all)."""
+
+
+def called_by_name(method: str) -> bool:
+    """A dunder Python itself never calls (`__unicode__`, `__html__`, `__json__`): a
+    protocol of some library or an older Python, which a test calls by its name."""
+    spelled = method in OPERATOR_FORMS or method in STATEMENT_FORMS
+    return not spelled and method not in _DATA_MODEL
+
+
 def needed_modules(source: str) -> set[str]:
     """The standard modules a spelled special method uses (`copy.copy(x)`)."""
-    return {"copy"} if "copy.copy(" in source or "copy.deepcopy(" in source else set()
+    return set(re.findall(rf"(?<![\w.])({'|'.join(sorted(_MODULES))})\.\w+\(", source))
 
 
 def _sliced(arg: str) -> str:

@@ -11,6 +11,7 @@ probed CHUNK at a time, so no command's output outgrows what the loop shows in f
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -131,7 +132,16 @@ def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
         "freeze": target.freeze.spec() if target.freeze else None,
         "argv": list(probe.argv) or None,
         "imports": sorted({m for c in (*probe.setup, probe.call) for m in c.modules}),
+        "operands": _operands(probe.call),
     }
+
+
+def _operands(call: Call) -> list[str]:
+    """The arguments that build one of the module's objects (`Cls(...)`, `make(...)`): the
+    probe builds each first, so an argument that fails to build is a failed set-up, not
+    an error of the call (`s.intersection(Pair(1, 1))` raising Pair's own ValueError)."""
+    values = [*call.args, *(value for _, value in call.kwargs)]
+    return [v for v in values if call.uses and re.match(r"[A-Za-z_][\w.]*\(", v)]
 
 
 def _expression(call: Call) -> str:

@@ -18,6 +18,9 @@ import copy
 import importlib
 import io
 import json
+import math
+import operator
+import os
 import signal
 import sys
 import time
@@ -84,7 +87,8 @@ def _under_mutant(module: ModuleType, call: dict[str, Any], timeout: float) -> d
 
 
 def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    namespace = {"copy": copy, **vars(module)}  # `copy.copy(x)` spells __copy__
+    spelling = {"copy": copy, "math": math, "operator": operator, "os": os}
+    namespace = {**spelling, **vars(module)}  # `copy.copy(x)` spells __copy__ (operators.py)
     namespace["_coder_bounded_list"] = _bounded_list  # probe.BOUNDED_LIST
     record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
@@ -98,6 +102,8 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
                 tracer.start()
             for statement in call["setup"]:
                 exec(statement, namespace)
+            for operand in call.get("operands", ()):  # one that fails is no input to it
+                eval(operand, namespace)
             if tracer is not None:
                 tracer.stop()
             record["before"] = _observe(namespace, call["observe"], module)

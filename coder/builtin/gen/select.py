@@ -184,13 +184,18 @@ def _typical(target: Target) -> object:
     return next((p for p in target.probes if p.call.origin != "doctest"), None)
 
 
+def _guessed(result: Result) -> bool:
+    """The call, or the object it is made on, takes a guessed value (`Match(3, "abc")`)."""
+    calls = (result.probe.call, *result.probe.setup)
+    return any(call.origin in GUESSED for call in calls)
+
+
 def _guessed_error(result: Result, raises: frozenset[int]) -> bool:
-    guessed = result.kind == "raise" and result.probe.call.origin in GUESSED
-    return guessed and result.raised_at not in raises
+    return result.kind == "raise" and _guessed(result) and result.raised_at not in raises
 
 
 def _crash(result: Result, typical: bool) -> bool:
-    if result.kind != "raise" or result.probe.call.origin in GUESSED:
+    if result.kind != "raise" or _guessed(result):
         return False
     return result.type in _ALWAYS_BUGS or (typical and result.type in CRASHES)
 

@@ -28,7 +28,7 @@ from coder.builtin.gen.examples import (
 )
 from coder.builtin.gen.freeze import freeze_for, volatile_lines, volatile_sources
 from coder.builtin.gen.messages import raise_messages
-from coder.builtin.gen.nodes import state_kept_changed
+from coder.builtin.gen.nodes import exposed_classes, state_kept_changed
 from coder.builtin.gen.params import params_of, vararg_values
 from coder.builtin.gen.types import (
     Function,
@@ -63,7 +63,11 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     # Public names first: the targets probed go to the API, whose calls reach the helpers too.
     hooked, abstract = _hooked(own, classes), _abstract(own, classes)
     asked = [*names, *(n for n, hooks in hooked.items() if hooks & set(names))]
-    ordered = sorted(dict.fromkeys(asked or _public(functions, own) + list(hooked)), key=_priority)
+    exposed = exposed_classes(tree)
+    ordered = sorted(
+        dict.fromkeys(asked or _public(functions, own) + list(hooked)),
+        key=lambda name: _priority(name, exposed),
+    )
     for name in ordered:
         owner, _, method = name.rpartition(".")
         if owner:
@@ -112,9 +116,11 @@ def add_command_lines(target: Target, lines: list[tuple[str, ...]]) -> None:
         target.probes.append(Probe(call, argv=argv))
 
 
-def _priority(name: str) -> int:
-    """0 for the public API, 1 for special methods (`Cart.__len__`), 2 for helpers."""
+def _priority(name: str, exposed: set[str]) -> int:
+    """0 for the public API, 1 for special methods (`Cart.__len__`), 2 for helpers (a
+    private class a public function returns is public: nodes.exposed_classes)."""
     parts = name.split(".")
+    parts = parts[1:] if len(parts) > 1 and parts[0] in exposed else parts
     if any(p.startswith("_") and not is_dunder(p) for p in parts):
         return 2
     return 1 if is_dunder(parts[-1]) else 0

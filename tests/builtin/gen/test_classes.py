@@ -316,3 +316,41 @@ def test_what_changes_the_modules_own_state_is_not_called_by_a_test(tmp_path: Pa
 def test_a_nested_functions_return_does_not_make_its_owner_a_function_of_value() -> None:
     [target] = find_targets(RULES.replace("    RULES.insert", "    print"), ["add_rule"])
     assert target.procedure  # its None is not asserted
+
+
+NUMBERS = '''\
+class Level:
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self):
+        return self.value
+
+    def __floor__(self):
+        return self.value - 1
+
+    def __getattr__(self, name: str):
+        if name.startswith("is_"):
+            return self.value > 0
+        raise AttributeError(name)
+
+    def __unicode__(self):
+        return "level %d" % self.value
+
+    def __enter__(self):
+        return self
+'''
+
+
+def test_special_methods_with_a_builtin_are_called_through_it(tmp_path: Path) -> None:
+    names = ["Level.__index__", "Level.__floor__", "Level.__getattr__", "Level.__unicode__"]
+    targets = {t.name: t for t in find_targets(NUMBERS, [*names, "Level.__enter__"], "level")}
+    calls = {name: [p.call.source() for p in targets[name].probes] for name in names}
+    assert calls["Level.__index__"][0] == "operator.index(level)", calls
+    assert calls["Level.__floor__"][0] == "math.floor(level)", calls
+    assert any(c.startswith("getattr(level, ") for c in calls["Level.__getattr__"]), calls
+    assert calls["Level.__unicode__"][0] == "level.__unicode__()", calls  # no syntax calls it
+    assert targets["Level.__enter__"].skip  # a `with` block's: not written
+    generated = generate(tmp_path, {"level.py": NUMBERS}, "level", names)
+    assert "import math" in generated.text and "import operator" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

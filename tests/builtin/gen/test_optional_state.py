@@ -1,0 +1,170 @@
+"""States a method without parameters reaches only through the constructor's optional
+arguments: each given a value other than its default, together and alone; exception
+classes built and their methods called like any other class's; and a default that is
+all the generator knows of a parameter gets one value that takes the other branch.
+
+End to end through the real Agent and LocalSandbox, then the pieces.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from coder.builtin.gen import find_targets
+from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.params import params_of
+from tests.helpers import generate, run_pytest_in
+
+ERRORS = '''\
+from abc import ABC, abstractmethod
+
+
+class ParseError(ValueError):
+    """Raised when a line cannot be read."""
+
+    def __init__(self, message, line=None, column=0):
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+    def __str__(self):
+        if self.line is None:
+            return self.args[0]
+        if self.column:
+            return f"{self.args[0]} (line {self.line}, column {self.column})"
+        return f"{self.args[0]} (line {self.line})"
+
+
+class Shape(ABC):
+    @abstractmethod
+    def area(self):
+        raise NotImplementedError
+'''
+
+
+def test_an_exception_class_is_tested_in_each_state_its_options_make(tmp_path: Path) -> None:
+    asked = ["ParseError.__init__", "ParseError.__str__", "Shape.area"]  # as coverage names
+    generated = generate(tmp_path, {"errs.py": ERRORS}, "errs", asked)
+    text = generated.text
+    assert '"abc (line abc)"' in text, text  # a line given: the branch the default skips
+    assert "line=None" not in text, text  # the default is never passed as itself
+    assert "def test_parse_error_str_with_column():" in text, text  # named by what it gives
+    assert "Shape(" not in text, text  # an abstract base is not built
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_each_optional_argument_makes_an_instance_alone_and_together() -> None:
+    [target] = find_targets(ERRORS, ["ParseError.__str__"], "errs")
+    setups = [probe.setup[0].source() for probe in target.probes]
+    assert setups[:3] == [
+        'ParseError("abc", line="abc")',
+        'ParseError("abc", column=1)',
+        'ParseError("abc", line="abc", column=1)',  # last: options may exclude each other
+    ], setups
+
+
+def _values(source: str, function: str) -> dict[str, list[str]]:
+    tree = ast.parse(source)
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
+    facts = ModuleFacts.of(tree)
+    return {p.name: [v.source for v in p.values] for p in params_of(node, False, facts)}
+
+
+def test_a_default_alone_gets_a_value_that_takes_the_other_branch() -> None:
+    source = """\
+def show(value, width=0, tag="b", marker=None, count: int = 2):
+    if width:
+        value = value.rjust(width)
+    if marker is not None:
+        value = marker + value
+    if not tag:
+        return value * count
+    return f"<{tag}>{value * count}"
+"""
+    found = _values(source, "show")
+    assert found["width"] == ["1"], found
+    assert found["tag"] == ['""', '"abc"'], found
+    assert found["marker"] == ["None", "3", '"abc"'], found  # nothing tells what it holds
+    assert "0" not in found["count"][:1] and found["count"][0] == "3", found  # a hint says
+
+
+def test_what_replaces_a_none_says_the_parameters_kind() -> None:
+    source = """\
+def configure(name, extra=None, items=None, sep=None, limit=None):
+    if extra is None:
+        extra = {}
+    items = items or []
+    sep = "," if sep is None else sep
+    if not limit:
+        limit = 10
+    return name, extra, items, sep, limit
+"""
+    found = _values(source, "configure")
+    assert found["extra"][0].startswith("{") and "3" not in found["extra"], found
+    assert found["items"][0].startswith("[") and '"abc"' not in found["items"], found
+    assert found["sep"][0].startswith('"'), found
+    assert found["limit"][0] == "3" and '"abc"' not in found["limit"], found
+
+
+RANGES = '''\
+class Span:
+    def __init__(self, low=None, high=None):
+        if low is not None and high is not None:
+            raise ValueError("give one bound, not both")
+        self.low, self.high = low, high
+
+    def __repr__(self):
+        return f"Span({self.low!r}, {self.high!r})"
+
+    def merge(self, other):
+        if not isinstance(other, Span):
+            raise TypeError("a Span merges with a Span")
+        return Span(low=self.low if self.low is not None else other.low)
+'''
+
+
+def test_an_argument_that_fails_to_build_is_no_error_of_the_call(tmp_path: Path) -> None:
+    # `span.merge(Span(low=3, high=3))` raised Span's own ValueError while building the
+    # argument, and was pinned as merge's error before.
+    [target] = find_targets(RANGES, ["Span.merge"], "spans")
+    assert any("Span(low=" in p.call.source() and "high=" in p.call.source() for p in target.probes)
+    generated = generate(tmp_path, {"spans.py": RANGES}, "spans", ["Span.merge"])
+    assert "give one bound" not in generated.text, generated.text
+    assert "span.merge(" in generated.text, generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+EXCLUDED = '''\
+def excluding(items):
+    """A set of everything but `items`."""
+    if type(items) is _Excluded:
+        return items
+    return _Excluded(frozenset(items))
+
+
+def _helper(x):
+    return x
+
+
+class _Excluded:
+    def __init__(self, excluded=None):
+        assert type(excluded) in (set, frozenset)
+        self._excluded = excluded
+
+    def __contains__(self, item):
+        return item not in self._excluded
+
+    def size(self):
+        return -len(self._excluded)
+'''
+
+
+def test_a_private_class_a_public_function_returns_is_public_api() -> None:
+    targets = find_targets(EXCLUDED, ["_helper", "_Excluded.size", "excluding"], "sets")
+    assert [t.name for t in targets] == ["_Excluded.size", "excluding", "_helper"]
+    size = targets[0]
+    setups = [probe.setup[0].source() for probe in size.probes]
+    assert setups[0] == "excluding([3, 1, 2])", setups  # built the module's way, plain values
+    assert _values(EXCLUDED, "excluding")["items"][0] == "[3, 1, 2]"  # iterated, before
+    assert _values(EXCLUDED, "__init__")["excluded"][0] == "{1, 2}"  # `type(x) in (set, ...)`

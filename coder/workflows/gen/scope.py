@@ -161,12 +161,16 @@ _HUNK = re.compile(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 def changed_first(
     targets: list[ModuleTarget], changed: dict[str, set[int]], sources: Mapping[str, str]
 ) -> list[ModuleTarget]:
-    """Each module's functions with the changed lines in them first (a pull request's
-    own code is what its tests should check first)."""
+    """Each module's functions with the changed lines in them, in place of all of them:
+    a pull request's own code is what its tests should check, and the gate counts the
+    mutants on those lines only (a test of the rest could earn no place). A module
+    changed outside its functions only (a constant) keeps them all."""
     for target in targets:
         owners = functions_at(sources.get(target.path, ""), changed.get(target.path, set()))
         touched = set(owners.values())
-        target.functions.sort(key=lambda name: name not in touched)  # stable
+        target.functions[:] = [name for name in target.functions if name in touched] or (
+            target.functions
+        )
     return targets
 
 

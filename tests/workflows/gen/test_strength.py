@@ -95,10 +95,13 @@ def test_the_index_names_the_passing_tests_that_ran_a_line() -> None:
     assert index.tests_on("m.py", 11) == []
 
 
-def test_with_changed_lines_the_changed_functions_come_first() -> None:
+def test_with_changed_lines_only_the_changed_functions_are_targets() -> None:
     target = ModuleTarget("m.py", "m", "tests/test_m.py", False, ["small", "scale"])
     [ordered] = changed_first([target], {"m.py": {11}}, {"m.py": SOURCE})
-    assert ordered.functions == ["scale", "small"]
+    assert ordered.functions == ["scale"]
+    target = ModuleTarget("m.py", "m", "tests/test_m.py", False, ["small", "scale"])
+    [kept] = changed_first([target], {"m.py": {1}}, {"m.py": SOURCE})  # outside both
+    assert kept.functions == ["small", "scale"]
 
 
 SLOW_TEST = """\

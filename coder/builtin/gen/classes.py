@@ -76,7 +76,10 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
     if method == "__init__":
         target.init = True
         made = plan_calls(cls.name, ctor or [])
-        target.probes = [Probe(c) for c in made + instances(cls, facts, made[0])] if made else []
+        unique: dict[str, Call] = {}
+        for call in made + (instances(cls, facts, made[0]) if made else []):
+            unique.setdefault(call.source(), call)
+        target.probes = [Probe(call) for call in unique.values()]
         return target
     assert node is not None
     target.procedure = is_procedure(node)

@@ -89,7 +89,7 @@ _LISTS = {"list", "List", "Sequence", "Iterable", "Collection", "MutableSequence
 _LISTS |= {"Generator", "Reversible"}
 _DICTS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
 _SETS = {"set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet"}
-_CALLABLES = {"Callable"}
+_CALLABLES = {"Callable", "callable"}
 _KEYS = {"str": ['"a"', '"b"'], "int": ["1", "2"]}
 
 

@@ -14,6 +14,7 @@ from coder.builtin.gen.consumers import consumed_values, consumers
 from coder.builtin.gen.fallbacks import fallback_kind
 from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
+from coder.builtin.gen.kwargs import kwarg_keys
 from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
 from coder.builtin.gen.stored import as_the_class_uses_it
 from coder.builtin.gen.texts import body_strings, text_values
@@ -82,7 +83,16 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
         later = tuple(n for n in partners.get(arg.arg, ()) if names.index(n) > names.index(arg.arg))
         param = Param(arg.arg, tuple(values), default is not None, keyword_only, shown, later)
         found.append(param)
-    return found
+    docs = ast.get_docstring(node) or _class_docs(node, facts.tree)
+    return found + [Param(key, tuple(v), True, True) for key, v in kwarg_keys(node, docs)]
+
+
+def _class_docs(node: ast.FunctionDef, tree: ast.Module) -> str:
+    """A constructor's class docstring, where its arguments are often described."""
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        if node.name == "__init__" and any(m.lineno == node.lineno for m in cls.body):
+            return ast.get_docstring(cls) or ""
+    return ""
 
 
 def _closed(arg: ast.arg, facts: ModuleFacts) -> bool:

@@ -36,7 +36,7 @@ _ISINSTANCE_NAMES |= {"Iterable": "list", "Number": "float", "Integral": "int", 
 def usage_hint(node: ast.FunctionDef, param: str) -> tuple[ast.expr | None, str]:
     """A type annotation for `param`, and where it came from: "hint" when the docstring
     says it, "guess" when the body suggests it (None when neither does)."""
-    documented = _documented(ast.get_docstring(node) or "", param)
+    documented = documented_type(ast.get_docstring(node) or "", param)
     text = documented or _used_as(node, param)
     try:
         hint = ast.parse(text, mode="eval").body if text else None
@@ -45,7 +45,8 @@ def usage_hint(node: ast.FunctionDef, param: str) -> tuple[ast.expr | None, str]
     return hint, "hint" if documented else "guess"
 
 
-def _documented(doc: str, param: str) -> str:
+def documented_type(doc: str, param: str) -> str:
+    """The type the docstring gives `param` ("" when it gives none)."""
     name = re.escape(param)
     patterns = [
         rf":type\s+{name}\s*:\s*(.+)",

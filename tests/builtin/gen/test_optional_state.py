@@ -168,3 +168,33 @@ def test_a_private_class_a_public_function_returns_is_public_api() -> None:
     assert setups[0] == "excluding([3, 1, 2])", setups  # built the module's way, plain values
     assert _values(EXCLUDED, "excluding")["items"][0] == "[3, 1, 2]"  # iterated, before
     assert _values(EXCLUDED, "__init__")["excluded"][0] == "{1, 2}"  # `type(x) in (set, ...)`
+
+
+OPTIONS = '''\
+class Queue:
+    """A queue.
+
+    Args:
+        priority_key (callable): the priority of an item.
+    """
+
+    def __init__(self, **kw):
+        self._key = kw.pop("priority_key", abs)
+        self._limit = kw.pop("limit", 10)
+        if kw:
+            raise TypeError(f"unexpected keyword arguments: {sorted(kw)}")
+
+    def rank(self, item):
+        return min(self._key(item), self._limit)
+'''
+
+
+def test_keys_read_from_kwargs_are_keywords_a_call_passes(tmp_path: Path) -> None:
+    [target] = find_targets(OPTIONS, ["Queue.__init__"], "queues")
+    calls = [probe.call.source() for probe in target.probes]
+    assert calls[:3] == ["Queue()", "Queue(priority_key=str)", "Queue(limit=3)"], calls
+    assert "Queue(unknown_option=1)" in calls, calls  # what the body rejects
+    asked = ["Queue.__init__", "Queue.rank"]
+    generated = generate(tmp_path, {"queues.py": OPTIONS}, "queues", asked)
+    assert "pytest.raises(TypeError" in generated.text and "unknown_option=1" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -1,0 +1,77 @@
+"""The keywords a `**kwargs` parameter takes, read from how the body reads it:
+`kw.pop("priority_key", default)`, `kw.get("sep")`, `kw["width"]`, `"width" in kw`. Each
+becomes an optional keyword a call may pass (its values from the docstring's type, else
+its name, else a number and a text); and when the body rejects what is left (`if kw:
+raise TypeError(...)`), one keyword it does not know, which takes that branch."""
+
+from __future__ import annotations
+
+import ast
+
+from coder.builtin.gen.usage import documented_type
+from coder.builtin.gen.values import Value, anything, guessed_values, hint_values
+
+_READS = {"pop", "get", "setdefault"}
+UNKNOWN = "unknown_option"
+"""The keyword no body reads: `f(unknown_option=1)` reaches the rejection of leftovers."""
+
+
+def kwarg_keys(node: ast.FunctionDef, docs: str) -> list[tuple[str, list[Value]]]:
+    """(keyword, its values) for each key the body reads from `**kwargs` (params.py makes
+    them optional keyword-only parameters)."""
+    kwarg = node.args.kwarg.arg if node.args.kwarg else ""
+    if not kwarg:
+        return []
+    found = [(key, _values(key, docs)) for key in _keys(node, kwarg)]
+    if _rejects_leftovers(node, kwarg):
+        found.append((UNKNOWN, [Value("1", UNKNOWN, "guess")]))
+    return found
+
+
+def _keys(node: ast.FunctionDef, kwarg: str) -> list[str]:
+    found: list[str] = []
+    for child in ast.walk(node):
+        key = _read_key(child, kwarg)
+        if key.isidentifier() and key not in found:
+            found.append(key)
+    return found
+
+
+def _read_key(node: ast.AST, kwarg: str) -> str:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        owner, method = node.func.value, node.func.attr
+        return _text(node.args[0]) if _is(owner, kwarg) and method in _READS else ""
+    if isinstance(node, ast.Subscript) and _is(node.value, kwarg):
+        return _text(node.slice)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In):
+        return _text(node.left) if _is(node.comparators[0], kwarg) else ""
+    return ""
+
+
+def _values(key: str, docs: str) -> list[Value]:
+    """The docstring's type for `key`, else what its name suggests, else anything."""
+    typed = documented_type(docs, key)
+    if typed:
+        try:
+            found = hint_values(ast.parse(typed, mode="eval").body, key, "guess")
+        except SyntaxError:
+            found = []
+        if found:
+            return found
+    return guessed_values(key) or anything(key)
+
+
+def _rejects_leftovers(node: ast.FunctionDef, kwarg: str) -> bool:
+    """`if kw: raise ...` (after the known keys are popped)."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.If) and _is(child.test, kwarg):
+            return any(isinstance(stmt, ast.Raise) for stmt in child.body)
+    return False
+
+
+def _text(node: ast.expr) -> str:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+
+
+def _is(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name

@@ -29,9 +29,10 @@ from coder.builtin.gen.types import (
     methods,
     wrapped,
 )
-from coder.builtin.gen.values import safe_name, snake_case
+from coder.builtin.gen.values import INDEX, safe_name, snake_case
 
 _ADDER = re.compile(r"^(add|put|push|append|insert|set|register|deposit|store|load)")
+_REMOVER = re.compile(r"^(remove|discard|pop|delete|drop|take|withdraw)|^__delitem__$")
 
 
 def with_inherited(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> ast.ClassDef:
@@ -119,6 +120,8 @@ def _method_probes(
     new = replace(new, modules=typical.modules)
     others = instances(cls, facts, new) if not qualified else []
     fillers = [(new, f) for f in _fillers(cls, node, var, facts)] if not qualified else []
+    if others and not qualified:  # the richest instance after a removal: its gaps
+        fillers += [(others[0], f) for f in _removers(cls, node, var, facts)]
     # The instances the module builds first: of two tests that notice as much, the one
     # on a telling object wins over one on an empty default instance.
     setups: list[tuple[Call, ...]] = [*[(other,) for other in others], *fillers, (new,)]
@@ -126,7 +129,7 @@ def _method_probes(
         setups = [()]
     if _takes_another(node, params) and not qualified:
         base = calls[0] if calls else Call(callee, qualified=False)
-        calls = [_with_operand(base, made, cls.name) for made in [new, *others]] + calls
+        calls = [_with_operand(base, made, cls.name) for made in [*others, new]] + calls
         calls += _other_kind(base, node, new)
     firsts = [c for c in calls if c.uses][: len(others) + 1] or calls[:1]
     probes = [Probe(call, setup) for call in firsts for setup in setups]
@@ -218,6 +221,29 @@ def _other_kind(call: Call, node: Function, made: Call) -> list[Call]:
     if node.name not in ("__eq__", "__ne__") or not made.args:
         return []
     return [replace(call, args=(made.args[0],), kwargs=(), label="another_type", uses=())]
+
+
+def _removers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts) -> list[Call]:
+    """A call of the class's remover that opens a gap in an instance of several items,
+    without knowing its items: by position (`del x[1]`, `x.pop(1)`) first, else with no
+    argument (`x.pop()`)."""
+    found = []
+    for node in methods(cls):
+        public = not node.name.startswith("_") or is_dunder(node.name)
+        if node is target or not public or not _REMOVER.match(node.name):
+            continue
+        calls = plan_calls(f"{var}.{node.name}", params_of(node, True, facts), False)
+        params = [a.arg for a in node.args.args[1:]]
+        by_index = sorted((c for c in calls if _position(c) >= 0), key=lambda c: _position(c) != 1)
+        found += by_index[:1] if params and INDEX.search(params[0]) else []
+        found += [c for c in calls if not c.args and not c.kwargs][:1]
+    return sorted(found, key=lambda call: not (call.args or call.kwargs))[:1]
+
+
+def _position(call: Call) -> int:
+    """The call's one argument when it is a position (an int from 0), else -1."""
+    values = [*call.args, *(value for _, value in call.kwargs)]
+    return int(values[0]) if len(values) == 1 and values[0].isdigit() else -1
 
 
 def _fillers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts) -> list[Call]:

@@ -50,10 +50,10 @@ class Value:
 
 CHARACTER = re.compile(r"^(ch|char|c|letter)$")
 """A parameter named so holds one character."""
-_INDEX = re.compile(r"^(i|j|k|idx|index|pos|position|offset|start|stop)$|_(index|idx|pos|offset)$")
+INDEX = re.compile(r"^(i|j|k|idx|index|pos|position|offset|start|stop)$|_(index|idx|pos|offset)$")
 """A parameter named so points into a sequence: 1 is tried first (3 is past a small one)."""
 _NAME_GUESSES = [
-    (_INDEX, "index"),
+    (INDEX, "index"),
     (re.compile(r"^(n|count|size|number|num|limit|times|width|height|age)$"), "int"),
     (re.compile(r"^(max|min|num_|n_)|(size|count|limit|length|capacity|timeout|ttl)$"), "int"),
     (re.compile(r"^(x|y|z|value|amount|price|rate|ratio|factor)$"), "float"),

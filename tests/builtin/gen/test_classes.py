@@ -318,7 +318,7 @@ def test_a_nested_functions_return_does_not_make_its_owner_a_function_of_value()
     assert target.procedure  # its None is not asserted
 
 
-NUMBERS = '''\
+NUMBERS = """\
 class Level:
     def __init__(self, value: int) -> None:
         self.value = value
@@ -339,7 +339,7 @@ class Level:
 
     def __enter__(self):
         return self
-'''
+"""
 
 
 def test_special_methods_with_a_builtin_are_called_through_it(tmp_path: Path) -> None:

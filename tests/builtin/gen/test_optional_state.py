@@ -107,7 +107,7 @@ def configure(name, extra=None, items=None, sep=None, limit=None):
     assert found["limit"][0] == "3" and '"abc"' not in found["limit"], found
 
 
-RANGES = '''\
+RANGES = """\
 class Span:
     def __init__(self, low=None, high=None):
         if low is not None and high is not None:
@@ -121,7 +121,7 @@ class Span:
         if not isinstance(other, Span):
             raise TypeError("a Span merges with a Span")
         return Span(low=self.low if self.low is not None else other.low)
-'''
+"""
 
 
 def test_an_argument_that_fails_to_build_is_no_error_of_the_call(tmp_path: Path) -> None:
@@ -198,3 +198,27 @@ def test_keys_read_from_kwargs_are_keywords_a_call_passes(tmp_path: Path) -> Non
     generated = generate(tmp_path, {"queues.py": OPTIONS}, "queues", asked)
     assert "pytest.raises(TypeError" in generated.text and "unknown_option=1" in generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+GAPS = """\
+class Slots:
+    def __init__(self, items=()):
+        self._items = list(items)
+        self._holes = []
+
+    def pop(self, index=None):
+        index = len(self._items) - 1 if index is None else index
+        self._holes.append(index)
+        return self._items[index]
+
+    def live(self):
+        if self._holes:
+            return [x for i, x in enumerate(self._items) if i not in self._holes]
+        return list(self._items)
+"""
+
+
+def test_a_method_meets_the_richest_instance_after_a_removal_by_position() -> None:
+    [target] = find_targets(GAPS, ["Slots.live"], "slots")
+    setups = [tuple(call.source() for call in probe.setup) for probe in target.probes]
+    assert ("Slots(items=[3, 1, 2])", "slots.pop(index=1)") in setups, setups

@@ -3,6 +3,7 @@ the fixtures' expected failures, and the builtin generator run on small modules.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -14,6 +15,8 @@ from pathlib import Path
 
 from coder.agent.loop import Agent
 from coder.builtin.gen import BuiltinGenModel
+from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.params import params_of
 from sandbox import LocalSandbox, Sandbox
 from tools import ToolContext, default_registry
 
@@ -154,3 +157,13 @@ def untimed(text: str) -> str:
     """coder's stderr without the elapsed time a line carries off a terminal
     (`coder: [1.2s] baseline: ...` -> `coder: baseline: ...`)."""
     return _TIMED.sub("coder: ", text)
+
+
+def param_values(source: str, function: str) -> dict[str, list[str]]:
+    """The builtin generator's candidate values (sources) for each parameter of the
+    function or method `function` of the module `source`."""
+    tree = ast.parse(source)
+    methods = {id(m) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for m in c.body}
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
+    params = params_of(node, id(node) in methods, ModuleFacts.of(tree))
+    return {param.name: [value.source for value in param.values] for param in params}

@@ -11,10 +11,8 @@ import ast
 from pathlib import Path
 
 from coder.builtin.gen import find_targets
-from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.consumers import consumers
-from coder.builtin.gen.params import params_of
-from tests.helpers import generate, run_pytest_in
+from tests.helpers import generate, param_values, run_pytest_in
 
 TEMPLATES = """\
 import json
@@ -64,13 +62,6 @@ def test_a_template_parser_is_tested_with_templates_that_reach_each_branch(
     assert run_pytest_in(generated.repo).returncode == 0
 
 
-def _values(source: str, function: str) -> dict[str, list[str]]:
-    tree = ast.parse(source)
-    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
-    facts = ModuleFacts.of(tree)
-    return {p.name: [v.source for v in p.values] for p in params_of(node, False, facts)}
-
-
 def test_what_a_parameter_is_handed_to_says_its_language() -> None:
     source = """\
 import json
@@ -102,10 +93,10 @@ def count(n):
     assert consumers(functions["passed_on"], "source", tree) == ["json"]
     [target] = find_targets(TEMPLATES, ["count_fields"], "templ")  # through field_names
     assert target.probes[0].call.source() == 'count_fields("{} and {}")'
-    assert _values(source, "render")["spec"][0] == '"%s and %d"'
-    assert _values(source, "passed_on")["source"][0] == '"[1, 2]"'  # no name said "text"
-    assert '"42"' in _values(source, "amount")["text"]
-    assert not any(v.startswith('"') for v in _values(source, "count")["n"][:1])
+    assert param_values(source, "render")["spec"][0] == '"%s and %d"'
+    assert param_values(source, "passed_on")["source"][0] == '"[1, 2]"'  # no name said "text"
+    assert '"42"' in param_values(source, "amount")["text"]
+    assert not any(v.startswith('"') for v in param_values(source, "count")["n"][:1])
 
 
 def test_a_template_comes_after_what_the_module_shows() -> None:
@@ -117,6 +108,6 @@ def fill(template, value):
     """
     return template.format(value)
 '''
-    found = _values(source, "fill")["template"]
+    found = param_values(source, "fill")["template"]
     assert found[0] == '"<{}>"', found
     assert '"{0}: {name!r:>8}"' in found, found

@@ -8,13 +8,10 @@ End to end through the real Agent and LocalSandbox, then the pieces.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from coder.builtin.gen import find_targets
-from coder.builtin.gen.constants import ModuleFacts
-from coder.builtin.gen.params import params_of
-from tests.helpers import generate, run_pytest_in
+from tests.helpers import generate, param_values, run_pytest_in
 
 ERRORS = '''\
 from abc import ABC, abstractmethod
@@ -64,13 +61,6 @@ def test_each_optional_argument_makes_an_instance_alone_and_together() -> None:
     ], setups
 
 
-def _values(source: str, function: str) -> dict[str, list[str]]:
-    tree = ast.parse(source)
-    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
-    facts = ModuleFacts.of(tree)
-    return {p.name: [v.source for v in p.values] for p in params_of(node, False, facts)}
-
-
 def test_a_default_alone_gets_a_value_that_takes_the_other_branch() -> None:
     source = """\
 def show(value, width=0, tag="b", marker=None, count: int = 2):
@@ -82,7 +72,7 @@ def show(value, width=0, tag="b", marker=None, count: int = 2):
         return value * count
     return f"<{tag}>{value * count}"
 """
-    found = _values(source, "show")
+    found = param_values(source, "show")
     assert found["width"] == ["1"], found
     assert found["tag"] == ['""', '"abc"'], found
     assert found["marker"] == ["None", "3", '"abc"'], found  # nothing tells what it holds
@@ -100,7 +90,7 @@ def configure(name, extra=None, items=None, sep=None, limit=None):
         limit = 10
     return name, extra, items, sep, limit
 """
-    found = _values(source, "configure")
+    found = param_values(source, "configure")
     assert found["extra"][0].startswith("{") and "3" not in found["extra"], found
     assert found["items"][0].startswith("[") and '"abc"' not in found["items"], found
     assert found["sep"][0].startswith('"'), found
@@ -166,8 +156,8 @@ def test_a_private_class_a_public_function_returns_is_public_api() -> None:
     size = targets[0]
     setups = [probe.setup[0].source() for probe in size.probes]
     assert setups[0] == "excluding([3, 1, 2])", setups  # built the module's way, plain values
-    assert _values(EXCLUDED, "excluding")["items"][0] == "[3, 1, 2]"  # iterated, before
-    assert _values(EXCLUDED, "__init__")["excluded"][0] == "{1, 2}"  # `type(x) in (set, ...)`
+    assert param_values(EXCLUDED, "excluding")["items"][0] == "[3, 1, 2]"  # iterated, before
+    assert param_values(EXCLUDED, "__init__")["excluded"][0] == "{1, 2}"  # `type(x) in (set, ...)`
 
 
 OPTIONS = '''\

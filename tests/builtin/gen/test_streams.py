@@ -14,11 +14,9 @@ import sys
 from pathlib import Path
 
 from coder.builtin.gen import find_targets
-from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.objects import observers
-from coder.builtin.gen.params import params_of
 from coder.builtin.gen.values import guessed_values
-from tests.helpers import generate, run_pytest_in
+from tests.helpers import generate, param_values, run_pytest_in
 
 READERS = '''\
 import json
@@ -89,15 +87,8 @@ def test_a_file_object_is_a_stream_each_test_makes_for_itself(tmp_path: Path) ->
     assert done.returncode == 0, done.stdout
 
 
-def _params(source: str, function: str) -> dict[str, list[str]]:
-    tree = ast.parse(source)
-    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
-    facts = ModuleFacts.of(tree)
-    return {p.name: [v.source for v in p.values] for p in params_of(node, True, facts)}
-
-
 def test_a_constructor_parameter_is_read_as_the_class_uses_what_it_keeps() -> None:
-    found = _params(READERS, "__init__")
+    found = param_values(READERS, "__init__")
     assert found["file_obj"][0].startswith("io.StringIO("), found
     assert 'io.BytesIO(b"1\\n2\\n3\\n")' in found["file_obj"], found
     assert {"50", "51", "49"} <= set(found["limit"]), found  # `if self.limit > 50`

@@ -116,8 +116,9 @@ def _method_probes(
         calls += with_varargs(plan_calls(callee, params, qualified), vararg_values(node), vararg)
     calls = [wrapped(call, "list" if is_generator(node) else "") for call in calls]
     typical = plan_calls(cls.name, ctor)[0]
-    new = Call(cls.name, typical.args, typical.kwargs, origin=typical.origin)
-    new = replace(new, modules=typical.modules)
+    new = Call(
+        cls.name, typical.args, typical.kwargs, origin=typical.origin, modules=typical.modules
+    )
     others = instances(cls, facts, new) if not qualified else []
     fillers = [(new, f) for f in _fillers(cls, node, var, facts)] if not qualified else []
     if others and not qualified:  # the richest instance after a removal: its gaps

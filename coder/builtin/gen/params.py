@@ -46,8 +46,9 @@ class Param:
 
 
 def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[Param]:
-    """The parameters a call may pass (self, *args and **kwargs left out), with values
-    (a constructor's as its class uses what it keeps: stored.py)."""
+    """The parameters a call may pass (self and *args left out; the keys the body reads
+    from **kwargs as optional keywords: kwargs.py), with values (a constructor's as its
+    class uses what it keeps: stored.py)."""
     node = as_the_class_uses_it(node, facts.tree) if node.name == "__init__" else node
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args][1 if method else 0 :]

@@ -83,12 +83,14 @@ def probe_commands(
     deadline: float | None = None,
 ) -> list[tuple[str, float]]:
     """The shell commands that probe `target` (a chunk of its calls each), with the
-    timeout each needs; `mutants` are the module's mutants to tell apart, run until
-    `deadline` (time.time()) at the latest."""
+    timeout each needs; `mutants` are the module's mutants to tell apart. Past
+    `deadline` (time.time(): the end of the writing's share of --time-budget) no call
+    and no mutant starts: the targets probed by then make the tests."""
     calls = [_spec_call(n, probe, target) for n, probe in enumerate(target.probes)]
     spec: dict[str, Any] = {"root": root, "module": module, "timeout": CALL_TIMEOUT_S}
+    spec["deadline"] = deadline  # no call, and no mutant, starts past it
     if mutants:
-        spec |= {"mutants": mutants, "mutant_budget": MUTANT_BUDGET_S, "deadline": deadline}
+        spec |= {"mutants": mutants, "mutant_budget": MUTANT_BUDGET_S}
     script = _script()
     commands = []
     for start in range(0, len(calls), CHUNK):

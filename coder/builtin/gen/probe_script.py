@@ -60,6 +60,9 @@ def _bounded_list(items: Any = ()) -> list[Any]:
 
 
 def main(spec: dict[str, Any]) -> None:
+    stop = spec.get("deadline")  # the writing's time: no call starts past it
+    if stop is not None and time.time() > stop:
+        return
     sys.path.insert(0, spec["root"])
     sys.setrecursionlimit(2000)
     signal.signal(signal.SIGALRM, _on_alarm)
@@ -71,6 +74,8 @@ def main(spec: dict[str, Any]) -> None:
         return
     done, spec["_local"] = [], local_markers()
     for call in spec["calls"]:
+        if stop is not None and time.time() > stop:
+            break
         started = time.monotonic()
         record = _probe(module, call, spec)
         done.append((call, record, time.monotonic() - started))

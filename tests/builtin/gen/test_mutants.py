@@ -4,6 +4,7 @@ names them), end to end through the real Agent and LocalSandbox."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 import types
 from pathlib import Path
@@ -13,6 +14,7 @@ from coder.agent.loop import Agent
 from coder.builtin.gen import BuiltinGenModel, Call, Probe, Result, Target
 from coder.builtin.gen.mutants import MutantPool, Survivor
 from coder.builtin.gen.picks import Pick, pruned
+from coder.builtin.gen.probe import parse_probe_output, probe_commands
 from coder.builtin.gen.probe_mutants import canonical, kill_analysis, noticed
 from sandbox import LocalSandbox
 from tests.helpers import Generated, run_pytest_in, write_tree
@@ -165,3 +167,22 @@ def test_past_the_writing_deadline_a_probe_runs_no_mutant(tmp_path: Path) -> Non
     ran.clear()
     late = {**spec, "deadline": time.time() - 1}
     assert kill_analysis(module, done, late, run) == {} and ran == []
+
+
+def test_past_the_writing_deadline_no_probe_call_starts(tmp_path: Path) -> None:
+    (tmp_path / "grade.py").write_text(GRADE)
+    probes = [Probe(Call("grade", (str(score),))) for score in (3, 50, 70)]
+    target = Target("grade", probes=probes)
+
+    def results(deadline: float | None) -> list[Result]:
+        output = ""
+        for command, timeout in probe_commands(target, "grade", ".", deadline=deadline):
+            done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True,
+                                  text=True, timeout=timeout)  # fmt: skip
+            output += done.stdout
+        found, problem = parse_probe_output(output, target)
+        assert not problem or "did not run" in problem, problem
+        return found
+
+    assert [r.repr for r in results(time.time() + 60)] == ["'fail'", "'pass'", "'pass'"]
+    assert results(time.time() - 1) == []  # the writing's time is spent: nothing runs

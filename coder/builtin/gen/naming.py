@@ -73,8 +73,12 @@ def _method(call: Call) -> str:
 
 
 def join_name(*parts: str) -> str:
+    """The parts joined by "_", cut at the last whole word that fits MAX_NAME."""
     name = "_".join(part for part in parts if part)
-    return name if len(name) <= MAX_NAME else name[:MAX_NAME].rstrip("_")
+    if len(name) <= MAX_NAME:
+        return name
+    cut = name[: MAX_NAME + 1]
+    return cut[: cut.rindex("_")] if cut.rfind("_") > len(parts[0]) else cut[:MAX_NAME]
 
 
 def unique_name(name: str, taken: set[str]) -> str:

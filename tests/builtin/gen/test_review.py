@@ -9,6 +9,7 @@ from pathlib import Path
 
 from coder.agent.loop import Agent
 from coder.builtin.gen import BuiltinGenModel, Call, Probe, Result, Target, find_targets
+from coder.builtin.gen.naming import MAX_NAME, join_name
 from coder.builtin.gen.select import designed, raise_lines
 from sandbox import LocalSandbox
 from tests.helpers import Generated, function_source, generate, run_pytest_in, write_tree
@@ -102,3 +103,11 @@ def generate_in_package(tmp_path: Path, files: dict[str, str]) -> Generated:
         text = box.read("tests/test_parse.py").decode()
     (repo / "tests/test_parse.py").write_text(text, encoding="utf-8")
     return Generated(repo, result.status, result.summary, text)
+
+
+def test_a_long_test_name_is_cut_at_a_whole_word() -> None:
+    name = join_name(
+        "test_indexed_set_symmetric_difference_update", "after_pop", "with_another_set"
+    )
+    assert name == "test_indexed_set_symmetric_difference_update_after_pop_with_another"
+    assert len(join_name("test_" + "x" * 90)) == MAX_NAME  # one long word: cut where it must

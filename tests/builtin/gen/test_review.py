@@ -107,7 +107,7 @@ def generate_in_package(tmp_path: Path, files: dict[str, str]) -> Generated:
 
 def test_a_long_test_name_is_cut_at_a_whole_word() -> None:
     name = join_name(
-        "test_indexed_set_symmetric_difference_update", "after_pop", "with_another_set"
+        "test_indexed_set_symmetric_difference_update", "after_pop", "with_another_indexed_set"
     )
     assert name == "test_indexed_set_symmetric_difference_update_after_pop_with_another"
     assert len(join_name("test_" + "x" * 90)) == MAX_NAME  # one long word: cut where it must

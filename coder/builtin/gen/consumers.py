@@ -17,6 +17,7 @@ _LANGUAGES: dict[str, list[tuple[str, str]]] = {
     "format": [
         ('"{} and {}"', "{p}_with_two_fields"),
         ('"{0}: {name!r:>8}"', "{p}_with_conversion_and_spec"),
+        ('"{0:d} of {1:.2f}"', "{p}_with_typed_fields"),
         ('"{x.real} {y[0]}"', "{p}_with_attribute_and_index"),
         ('"no fields"', "{p}_without_fields"),
         ('"{{braces}} {x}"', "{p}_with_escaped_braces"),

@@ -36,11 +36,15 @@ _SCALARS: dict[str, list[tuple[str, str]]] = {
     "template": [  # a format string of some language: str.format's, strftime's, printf's
         ('"{} and {}"', "{p}_with_two_fields"),
         ('"{name}: {value:>8}"', "{p}_with_named_fields"),
+        ('"{0:d} of {1:.2f}"', "{p}_with_typed_fields"),
         ('"%Y-%m-%d"', "date_{p}"),
         ('"%s and %d"', "printf_{p}"),
         ('"abc"', "{p}_without_fields"),
         ('""', "empty_{p}"),
     ],
+    "format_spec": [('""', "empty_{p}"), ('">10"', "{p}_aligned_right")]  # `__format__`'s
+    + [('"d"', "{p}_as_integer"), ('".2f"', "{p}_with_two_decimals"), ('"s"', "{p}_as_text")],
+    "conversion": [('"r"', "{p}_as_repr"), ('"s"', "{p}_as_str"), ('"a"', "{p}_as_ascii")],
     "bool": [("True", ""), ("False", "")],
     "bytes": [('b"abc"', ""), ('b""', ""), ('b"\\x00\\xff"', "binary_{p}")],
     "None": [("None", "")],

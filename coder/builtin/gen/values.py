@@ -63,6 +63,8 @@ _NAME_GUESSES = [
     (re.compile(r"^(tz|tzinfo|timezone)$|_tz$"), "tzinfo"),
     (re.compile(r"(seconds|minutes|hours|days|weeks|months|years)$"), "int"),
     (CHARACTER, "char"),
+    (re.compile(r"^(format_spec|fspec|spec)$"), "format_spec"),
+    (re.compile(r"^(conversion|conv)$"), "conversion"),
     (re.compile(r"^(fp|fo|fobj|fileobj|file_obj|f_obj|file_like|stream)$|_(fp|stream)$"), "file"),
     (re.compile(r"^(pred|predicate|cond|condition)$"), "Callable[..., bool]"),
     (re.compile(r"^(func|fn|f|function|callback|transform|mapper|converter)$"), "Callable"),

@@ -120,9 +120,11 @@ def _method_probes(
         cls.name, typical.args, typical.kwargs, origin=typical.origin, modules=typical.modules
     )
     others = instances(cls, facts, new) if not qualified else []
-    fillers = [(new, f) for f in _fillers(cls, node, var, facts)] if not qualified else []
+    fillers: list[tuple[Call, ...]] = []
+    fillers += [(new, f) for f in _fillers(cls, node, var, facts)] if not qualified else []
     if others and not qualified:  # the richest instance after a removal: its gaps
         fillers += [(others[0], f) for f in _removers(cls, node, var, facts)]
+    fillers += [(*pair, back) for pair in fillers[:1] for back in _taken_back(cls, node, pair[1])]
     # The instances the module builds first: of two tests that notice as much, the one
     # on a telling object wins over one on an empty default instance.
     setups: list[tuple[Call, ...]] = [*[(other,) for other in others], *fillers, (new,)]
@@ -239,6 +241,19 @@ def _removers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts)
         found += by_index[:1] if params and INDEX.search(params[0]) else []
         found += [c for c in calls if not c.args and not c.kwargs][:1]
     return sorted(found, key=lambda call: not (call.args or call.kwargs))[:1]
+
+
+def _taken_back(cls: ast.ClassDef, target: Function, added: Call) -> list[Call]:
+    """The class's remover given what its adder added (`queue.add("x")` then
+    `queue.remove("x")`): the state of an entry taken out again."""
+    for node in methods(cls):
+        required = len(node.args.args) - 1 - len(node.args.defaults)
+        if node is target or node.name.startswith("_") or not _REMOVER.match(node.name):
+            continue
+        if required == 1 and added.args and node.name not in ("pop", "popitem"):
+            owner = added.callee.rpartition(".")[0]
+            return [Call(f"{owner}.{node.name}", (added.args[0],), qualified=False)]
+    return []
 
 
 def _position(call: Call) -> int:

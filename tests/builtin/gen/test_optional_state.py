@@ -212,3 +212,32 @@ def test_a_method_meets_the_richest_instance_after_a_removal_by_position() -> No
     [target] = find_targets(GAPS, ["Slots.live"], "slots")
     setups = [tuple(call.source() for call in probe.setup) for probe in target.probes]
     assert ("Slots(items=[3, 1, 2])", "slots.pop(index=1)") in setups, setups
+
+
+TAKEN_BACK = """\
+class Tasks:
+    def __init__(self):
+        self._entries = []
+
+    def add(self, task):
+        self._entries.append([task, True])
+
+    def remove(self, task):
+        for entry in self._entries:
+            if entry[0] == task:
+                entry[1] = False
+
+    def next_live(self):
+        while self._entries:
+            task, live = self._entries.pop(0)
+            if not live:
+                continue
+            return task
+        raise IndexError("no live task")
+"""
+
+
+def test_a_method_meets_an_entry_its_adder_added_and_its_remover_took_back() -> None:
+    [target] = find_targets(TAKEN_BACK, ["Tasks.next_live"], "tasks")
+    setups = [tuple(call.source() for call in probe.setup) for probe in target.probes]
+    assert ("Tasks()", "tasks.add(3)", "tasks.remove(3)") in setups, setups

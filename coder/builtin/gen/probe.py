@@ -93,6 +93,8 @@ def probe_commands(
         spec |= {"mutants": mutants, "mutant_budget": MUTANT_BUDGET_S}
     script = _script()
     commands = []
+    marks = f"echo '{RUN_MARK}1'; echo '{RUN_MARK}2'; exit 0"  # two runs, no records
+    late = f'[ "$(date +%s)" -gt {int(deadline)} ] && {{ {marks}; }}; ' if deadline else ""
     for start in range(0, len(calls), CHUNK):
         part = calls[start : start + CHUNK]
         chunk = {**spec, "calls": part}
@@ -104,7 +106,8 @@ def probe_commands(
                 f"python3 - {argument} <<'CODER_PROBE'\n{script}\nCODER_PROBE\n"
             )
         timeout = 2 * (CALL_TIMEOUT_S + 0.5) * len(part) + 20
-        commands.append(("".join(runs), timeout + (MUTANT_BUDGET_S + 5) * bool(mutants)))
+        command = late + "".join(runs)  # past the deadline no python starts at all
+        commands.append((command, timeout + (MUTANT_BUDGET_S + 5) * bool(mutants)))
     return commands
 
 

@@ -178,7 +178,7 @@ def _write_modules(
     for number in range(MAX_PASSES):
         again: list[ModuleTarget] = []
         for place, module in enumerate(queue):
-            if (number or place) and _out_of_time(session, options):
+            if (number or place) and out_of_time(session, options):
                 left = [rest.path for rest in queue[place:]] if not number else []
                 if left:
                     session.hooks.warn(f"--time-budget spent; {len(left)} module(s) left")
@@ -219,8 +219,11 @@ def _write_module(
     return outcome
 
 
-def _out_of_time(session: Session, options: GenOptions) -> bool:
-    return writing_time_left(session, options) == 0
+def out_of_time(session: Session, options: GenOptions) -> bool:
+    """Too little of the writing's share left for another module or pass to probe and
+    write anything (a tenth of the budget): its probes would stop at the deadline."""
+    left = writing_time_left(session, options)
+    return left is not None and options.time_budget is not None and left < options.time_budget / 10
 
 
 def _goal_reached(

@@ -4,6 +4,7 @@ real candidate tests in a LocalSandbox."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from coder.workflows.gen.gate import (
     GATE_BUDGET_S,
@@ -13,7 +14,10 @@ from coder.workflows.gen.gate import (
     gate_problem,
 )
 from coder.workflows.gen.mutation import module_mutants
+from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.testcode import test_functions as read_tests
+from coder.workflows.gen.workflow import out_of_time
+from coder.workflows.session import Session
 from sandbox import LocalSandbox
 from tests.helpers import write_tree
 
@@ -79,3 +83,20 @@ def test_the_gate_gets_what_is_left_of_the_time_budget() -> None:
     assert gate_budget(12.5) == 12.5
     assert gate_budget(0) == MIN_GATE_S  # the first mutants still decide most tests
     assert gate_budget(500) == GATE_BUDGET_S
+
+
+class _Clock:
+    """A session as far as the time budget reads it: how long the run has taken."""
+
+    def __init__(self, elapsed: float) -> None:
+        self.seconds = elapsed
+
+    def elapsed(self) -> float:
+        return self.seconds
+
+
+def test_no_module_or_pass_starts_with_less_than_a_tenth_of_the_budget_left() -> None:
+    budget = GenOptions(time_budget=60)  # writing gets 48 s of it
+    assert not out_of_time(cast(Session, _Clock(40.0)), budget)  # 8 s left
+    assert out_of_time(cast(Session, _Clock(43.0)), budget)  # 5 s: its probes would stop
+    assert not out_of_time(cast(Session, _Clock(1000.0)), GenOptions())  # no budget

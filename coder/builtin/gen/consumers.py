@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 
+from coder.builtin.gen.usage import is_name
+
 _LANGUAGES: dict[str, list[tuple[str, str]]] = {
     "format": [
         ('"{} and {}"', "{p}_with_two_fields"),
@@ -61,14 +63,14 @@ def consumers(node: ast.FunctionDef, param: str, tree: ast.Module, depth: int = 
 
 
 def _language(node: ast.AST, param: str) -> str:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is(node.left, param):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and is_name(node.left, param):
         return "printf"
     if not isinstance(node, ast.Call):
         return ""
     func = node.func
-    if isinstance(func, ast.Attribute) and _is(func.value, param):
+    if isinstance(func, ast.Attribute) and is_name(func.value, param):
         return "format" if func.attr in ("format", "format_map") else ""
-    if not (node.args and _is(node.args[0], param)):
+    if not (node.args and is_name(node.args[0], param)):
         return ""
     called = ast.unparse(func)
     if isinstance(func, ast.Attribute) and func.attr in _FORMATTER_METHODS:
@@ -86,7 +88,7 @@ def _passed(
     if not isinstance(call.func, ast.Name) or call.func.id not in functions:
         return None, -1
     for position, arg in enumerate(call.args):
-        if _is(arg, param):
+        if is_name(arg, param):
             return functions[call.func.id], position
     return None, -1
 
@@ -94,7 +96,3 @@ def _passed(
 def _param_at(node: ast.FunctionDef, position: int) -> str:
     positional = [*node.args.posonlyargs, *node.args.args]
     return positional[position].arg if 0 <= position < len(positional) else ""
-
-
-def _is(node: ast.expr, param: str) -> bool:
-    return bool(param) and isinstance(node, ast.Name) and node.id == param

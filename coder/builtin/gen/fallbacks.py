@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+from coder.builtin.gen.usage import is_name
+
 _CALLS = {"dict": "dict", "list": "list", "set": "set", "tuple": "tuple", "OrderedDict": "dict"}
 _NODES: dict[type, str] = {ast.Dict: "dict", ast.List: "list", ast.Set: "set", ast.Tuple: "tuple"}
 _NODES |= {ast.DictComp: "dict", ast.ListComp: "list", ast.SetComp: "set"}
@@ -26,13 +28,13 @@ def fallback_kind(node: ast.FunctionDef, param: str) -> str:
 def _replaced(node: ast.AST, param: str) -> str:
     if isinstance(node, ast.If) and _none_test(node.test, param):
         for stmt in node.body:
-            if isinstance(stmt, ast.Assign) and any(_is(t, param) for t in stmt.targets):
+            if isinstance(stmt, ast.Assign) and any(is_name(t, param) for t in stmt.targets):
                 return _kind(stmt.value)
-    if isinstance(node, ast.Assign) and any(_is(t, param) for t in node.targets):
+    if isinstance(node, ast.Assign) and any(is_name(t, param) for t in node.targets):
         value = node.value
         if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
             first, *rest = value.values
-            return _kind(rest[-1]) if _is(first, param) and rest else ""
+            return _kind(rest[-1]) if is_name(first, param) and rest else ""
         if isinstance(value, ast.IfExp) and _none_test(value.test, param):
             return _kind(value.body)
     return ""
@@ -41,8 +43,8 @@ def _replaced(node: ast.AST, param: str) -> str:
 def _none_test(test: ast.expr, param: str) -> bool:
     """`param is None`, or `not param`."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _is(test.operand, param)
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is(test.left, param):
+        return is_name(test.operand, param)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and is_name(test.left, param):
         right = test.comparators[0]
         none = isinstance(right, ast.Constant) and right.value is None
         return none and isinstance(test.ops[0], ast.Is)
@@ -57,7 +59,3 @@ def _kind(value: ast.expr) -> str:
     if isinstance(value, ast.Constant) and type(value.value) in (str, int, float, bytes):
         return type(value.value).__name__
     return ""
-
-
-def _is(node: ast.expr, param: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == param

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from coder.builtin.gen.usage import documented_type
+from coder.builtin.gen.usage import documented_type, is_name
 from coder.builtin.gen.values import Value, anything, guessed_values, hint_values
 
 _READS = {"pop", "get", "setdefault"}
@@ -40,11 +40,11 @@ def _keys(node: ast.FunctionDef, kwarg: str) -> list[str]:
 def _read_key(node: ast.AST, kwarg: str) -> str:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
         owner, method = node.func.value, node.func.attr
-        return _text(node.args[0]) if _is(owner, kwarg) and method in _READS else ""
-    if isinstance(node, ast.Subscript) and _is(node.value, kwarg):
+        return _text(node.args[0]) if is_name(owner, kwarg) and method in _READS else ""
+    if isinstance(node, ast.Subscript) and is_name(node.value, kwarg):
         return _text(node.slice)
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In):
-        return _text(node.left) if _is(node.comparators[0], kwarg) else ""
+        return _text(node.left) if is_name(node.comparators[0], kwarg) else ""
     return ""
 
 
@@ -64,14 +64,10 @@ def _values(key: str, docs: str) -> list[Value]:
 def _rejects_leftovers(node: ast.FunctionDef, kwarg: str) -> bool:
     """`if kw: raise ...` (after the known keys are popped)."""
     for child in ast.walk(node):
-        if isinstance(child, ast.If) and _is(child.test, kwarg):
+        if isinstance(child, ast.If) and is_name(child.test, kwarg):
             return any(isinstance(stmt, ast.Raise) for stmt in child.body)
     return False
 
 
 def _text(node: ast.expr) -> str:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
-
-
-def _is(node: ast.expr, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name

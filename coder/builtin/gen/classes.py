@@ -11,11 +11,18 @@ from dataclasses import replace
 
 from coder.builtin.gen.calls import Call, plan_calls, renamed, with_varargs
 from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.descriptors import attribute_roles
 from coder.builtin.gen.doctests import MAX_SCENARIOS, doctest_probes
 from coder.builtin.gen.examples import doctest_calls
 from coder.builtin.gen.nodes import is_abstract, state_kept_changed
-from coder.builtin.gen.objects import constructor, instances, observers
-from coder.builtin.gen.operators import BINARY, OPERATOR_FORMS, STATEMENT_FORMS, called_by_name
+from coder.builtin.gen.objects import MAX_OBSERVERS, constructor, instances, observers
+from coder.builtin.gen.operators import (
+    BINARY,
+    OPERATOR_FORMS,
+    STATEMENT_FORMS,
+    called_by_name,
+    refused_operand,
+)
 from coder.builtin.gen.params import Param, params_of, vararg_values
 from coder.builtin.gen.types import (
     Function,
@@ -32,6 +39,7 @@ from coder.builtin.gen.types import (
 from coder.builtin.gen.values import INDEX, safe_name, snake_case
 
 _ADDER = re.compile(r"^(add|put|push|append|insert|set|register|deposit|store|load)")
+_EQUALITY = ("__eq__", "__ne__")
 _REMOVER = re.compile(r"^(remove|discard|pop|delete|drop|take|withdraw)|^__delitem__$")
 
 
@@ -72,7 +80,12 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         return target
     target.var = var
     target.documented = exceptions_named(cls) | (exceptions_named(node) if node else frozenset())
+    if node is not None and refused_operand(node) == "refuses" and method not in _EQUALITY:
+        target.documented |= {"TypeError"}  # `return NotImplemented`: Python raises it
     target.observers = observers(cls, target.var, facts.tree)
+    attribute, role = attribute_roles(cls, facts.tree).get(method, ("", ""))
+    if role == "setter":  # `label = property(_get_label, _set_label)`: shows in `box.label`
+        target.observers = [f"{var}.{attribute}", *target.observers][:MAX_OBSERVERS]
     target.span = (node or cls).lineno, (node or cls).end_lineno or cls.lineno
     if method == "__init__":
         target.init = True
@@ -100,10 +113,12 @@ def _method_probes(
     """The method's calls on an instance built each way the module builds one (and filled
     by its adder): the first call on every instance, the others on the most telling one."""
     kind = decorators(node)
+    attribute, role = attribute_roles(cls, facts.tree).get(node.name, (node.name, ""))
+    kind |= {role} if role else set()  # `size = property(_get_size)`: read as `box.size`
     if "staticmethod" in kind or "classmethod" in kind:
         callee, method, qualified = f"{cls.name}.{node.name}", "classmethod" in kind, True
     else:
-        callee, method, qualified = f"{var}.{node.name}", True, False
+        callee, method, qualified = f"{var}.{attribute}", True, False
     params = params_of(node, method, facts)
     if "property" in kind:
         calls = [Call(callee, label="", qualified=False, attribute=True)]
@@ -130,10 +145,12 @@ def _method_probes(
     setups: list[tuple[Call, ...]] = [*[(other,) for other in others], *fillers, (new,)]
     if qualified:  # called on the class: no instance to build
         setups = [()]
+    foreign: list[Probe] = []
     if _takes_another(node, params) and not qualified:
         base = calls[0] if calls else Call(callee, qualified=False)
         calls = [_with_operand(base, made, cls.name) for made in [*others, new]] + calls
-        calls += _other_kind(base, node, new)
+        calls += _other_kind(base, node, new)  # on the typical instance too: no guess
+        foreign = [Probe(c, (new,)) for c in calls[-1:] if c.label == "another_type"]
     firsts = [c for c in calls if c.uses][: len(others) + 1] or calls[:1]
     probes = [Probe(call, setup) for call in firsts for setup in setups]
     # The other calls on the richest instance, and each once more on the next one in
@@ -141,7 +158,7 @@ def _method_probes(
     rest = [call for call in calls if call not in firsts]
     others_ = setups[1:]
     spread = [Probe(c, others_[n % len(others_)]) for n, c in enumerate(rest)] if others_ else []
-    return probes + [Probe(call, setups[0]) for call in rest] + spread
+    return probes + [Probe(call, setups[0]) for call in rest] + spread + foreign
 
 
 def _by_name(cls: ast.ClassDef) -> dict[str, Function]:
@@ -219,11 +236,20 @@ def _with_operand(call: Call, made: Call, name: str) -> Call:
 
 
 def _other_kind(call: Call, node: Function, made: Call) -> list[Call]:
-    """`var == "abc"`: an equality's other operand of another type (the instance's own
-    first argument), which takes its not-an-instance branch."""
-    if node.name not in ("__eq__", "__ne__") or not made.args:
+    """`var == "abc"`, `var | 3`: an operator's other operand of another type (the
+    instance's own first argument, else a number), which takes its not-an-instance
+    branch: for an equality always, for another operator when its body checks the
+    operand's type or refuses it (a chosen value: the TypeError is the design)."""
+    equality = node.name in _EQUALITY
+    if equality and made.args:
+        return [replace(call, args=(made.args[0],), kwargs=(), label="another_type", uses=())]
+    if not refused_operand(node):
         return []
-    return [replace(call, args=(made.args[0],), kwargs=(), label="another_type", uses=())]
+    sources = dict.fromkeys([*made.args[:1], "3"])
+    return [
+        replace(call, args=(source,), kwargs=(), label="another_type", uses=(), origin="literal")
+        for source in sources
+    ]
 
 
 def _removers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts) -> list[Call]:

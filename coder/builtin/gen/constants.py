@@ -36,6 +36,11 @@ class ModuleFacts:
     """Parameter name -> the values shown for a parameter of that name anywhere."""
     origins: Origins = field(default_factory=dict)
     """The names it imports from other modules (origins.py)."""
+    memo: dict[object, tuple[object, object]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """Results worked out once per module (params.py: a function's parameters), each
+    kept with the node it is about, so a key naming a node by id cannot outlive it."""
 
     @classmethod
     def of(cls, tree: ast.Module) -> ModuleFacts:

@@ -45,6 +45,10 @@ _SCALARS: dict[str, list[tuple[str, str]]] = {
     "format_spec": [('""', "empty_{p}"), ('">10"', "{p}_aligned_right")]  # `__format__`'s
     + [('"d"', "{p}_as_integer"), ('".2f"', "{p}_with_two_decimals"), ('"s"', "{p}_as_text")],
     "conversion": [('"r"', "{p}_as_repr"), ('"s"', "{p}_as_str"), ('"a"', "{p}_as_ascii")],
+    "hex": [('"ff"', "{p}_ff"), ('"0x1A"', "prefixed_{p}"), ('"DEADbeef"', "mixed_case_{p}")]
+    + [('"00"', "zero_{p}"), ('""', "empty_{p}"), ('"xyz"', "{p}_not_hex")],
+    "bits": [('"101"', "{p}_101"), ('"0"', "zero_{p}"), ('"0b11"', "prefixed_{p}")]
+    + [('"0001"', "{p}_with_leading_zeros"), ('""', "empty_{p}"), ('"12"', "{p}_not_binary")],
     "bool": [("True", ""), ("False", "")],
     "bytes": [('b"abc"', ""), ('b""', ""), ('b"\\x00\\xff"', "binary_{p}")],
     "None": [("None", "")],

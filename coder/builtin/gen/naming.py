@@ -5,6 +5,7 @@ at most MAX_NAME characters."""
 from __future__ import annotations
 
 import ast
+import re
 
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.probe import Result
@@ -18,6 +19,9 @@ MAX_NAME = 72
 def test_name(target: Target, result: Result) -> str:
     call = result.probe.call
     subject = target.name.split(".")[-1]
+    spelled = rf"(?:del )?{re.escape(target.var)}\.(\w+)(?: = .*)?"
+    read = re.fullmatch(spelled, call.callee, re.DOTALL) if target.var else None
+    subject = read.group(1) if read and call.attribute else subject  # `iqr`, not `_calc_iqr`
     if target.owner:
         subject = target.var if target.init else f"{target.var}_{subject}"
     base = f"test_{snake_case(subject)}" + ("_created" if target.init else "")

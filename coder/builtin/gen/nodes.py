@@ -58,12 +58,16 @@ def _changed_module_name(node: Function, tree: ast.Module) -> str:
         if isinstance(target, ast.Name)
     }
     local = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-    local |= {
-        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    stored = {
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
     }
+    local |= stored
     for child in ast.walk(node):
-        if isinstance(child, ast.Global):
-            return child.names[0]
+        rebound = set(child.names) & stored if isinstance(child, ast.Global) else set()
+        if rebound:  # `global median` only to read it changes nothing
+            return sorted(rebound)[0]
         method = child.func if isinstance(child, ast.Call) else None
         if not isinstance(method, ast.Attribute) or method.attr not in CHANGERS:
             continue

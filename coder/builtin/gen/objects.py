@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import ast
 import doctest
+from dataclasses import replace
 
 from coder.builtin.gen.calls import Call, plan_calls
 from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.descriptors import attribute_roles
 from coder.builtin.gen.examples import literal_call
+from coder.builtin.gen.kinds import COLLECTIONS, kind_of, size_of
 from coder.builtin.gen.params import Param, params_of
 from coder.builtin.gen.queries import is_query
 from coder.builtin.gen.types import Function, decorators, methods
@@ -48,10 +51,12 @@ def instances(cls: ast.ClassDef, facts: ModuleFacts, typical: Call) -> list[Call
     module's empty one (`JsonPointer("")`, the root) last, an edge case."""
     shown = _shown(cls, facts)
     found = _documented(cls, facts) + [c for c in shown if not _empty(c)]
-    found += _factories(cls, facts) + _builders(cls, facts) + _filled_in(cls, facts)
+    one, empty = _sized(cls, facts)
+    found += _factories(cls, facts) + _builders(cls, facts) + one + _filled_in(cls, facts)
     unique = {call.source(): call for call in reversed(found) if call.source() != typical.source()}
     chosen = sorted(unique.values(), key=found.index)[:MAX_INSTANCES]
-    return chosen + [c for c in shown if _empty(c) and c.source() != typical.source()][:1]
+    edges = [c for c in [*shown, *empty] if _empty(c) and c.source() != typical.source()]
+    return chosen + edges[:1]
 
 
 def _documented(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
@@ -147,6 +152,28 @@ def _makes(node: ast.AST, name: str) -> bool:
     if isinstance(callee, ast.Attribute):
         callee = callee.value
     return isinstance(callee, ast.Name) and callee.id in ("cls", name)
+
+
+def _sized(cls: ast.ClassDef, facts: ModuleFacts) -> tuple[list[Call], list[Call]]:
+    """The constructor with its first collection given one item, and none (`Stats([7])`,
+    `Stats([])`): a single value and no value at all are where a method's edge cases
+    are (a spread of zero, a default for no data)."""
+    params = constructor(cls, facts) or []
+    required = [p for p in params if not p.has_default]
+    for param in required:
+        if not param.values or kind_of(param.values[0].source) not in COLLECTIONS:
+            continue
+        sized = {size_of(value.source): value for value in reversed(param.values)}
+        made = [
+            plan_calls(
+                cls.name, [replace(p, values=(sized[n],)) if p is param else p for p in required]
+            )
+            for n in (1, 0)
+            if n in sized
+        ]
+        calls = [call[0] for call in made if call]
+        return [c for c in calls if not _empty(c)], [c for c in calls if _empty(c)]
+    return [], []
 
 
 def _filled_in(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
@@ -254,6 +281,8 @@ def observers(cls: ast.ClassDef, var: str, tree: ast.Module | None = None) -> li
             found.append(f"{var}.{node.name}")
         elif is_query(node, kind):
             found.append(f"{var}.{node.name}()")
+    read = attribute_roles(cls, tree).values() if tree is not None else []
+    found += [f"{var}.{name}" for name, role in read if role == "property" and name[0] != "_"]
     view = _builtin_shape(cls, tree).split(": ")[-1].split("[")[0]
     found += [f"{view}({var})"] if view else []
     return list(dict.fromkeys(found))[:MAX_OBSERVERS]

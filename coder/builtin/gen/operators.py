@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 _BINARY = {
@@ -122,3 +123,31 @@ def _sliced(arg: str) -> str:
     if len(parts) == 1:
         parts = ["", parts[0]]
     return ":".join(parts)
+
+
+def refused_operand(node: ast.FunctionDef) -> str:
+    """What an operator's method does with an operand of another type: "refuses" when it
+    returns NotImplemented (Python then raises TypeError, except for `==` and `!=`),
+    "checks" when it only looks at the operand's type, else ""."""
+    if node.name not in BINARY or len(node.args.args) != 2:
+        return ""
+    other = node.args.args[1].arg
+    if any(_not_implemented(child) for child in ast.walk(node)):
+        return "refuses"
+    if any(_type_checked(child, other) for child in ast.walk(node)):
+        return "checks"
+    return ""
+
+
+def _not_implemented(node: ast.AST) -> bool:
+    value = node.value if isinstance(node, ast.Return) else None
+    return isinstance(value, ast.Name) and value.id == "NotImplemented"
+
+
+def _type_checked(node: ast.AST, name: str) -> bool:
+    """`isinstance(name, ...)` or `type(name)`."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+        return False
+    first = node.args[0]
+    named = isinstance(first, ast.Name) and first.id == name
+    return named and node.func.id in ("isinstance", "type")

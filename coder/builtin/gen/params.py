@@ -5,6 +5,7 @@ literals the function compares it with, and the other parameters it is compared 
 from __future__ import annotations
 
 import ast
+import re
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -14,11 +15,12 @@ from coder.builtin.gen.consumers import consumed_values, consumers
 from coder.builtin.gen.fallbacks import fallback_kind
 from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
+from coder.builtin.gen.kinds import foreign, spread
 from coder.builtin.gen.kwargs import kwarg_keys
 from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
 from coder.builtin.gen.stored import as_the_class_uses_it
 from coder.builtin.gen.texts import body_strings, text_values
-from coder.builtin.gen.usage import usage_hint
+from coder.builtin.gen.usage import checked_kinds, usage_hint
 from coder.builtin.gen.values import (
     CHARACTER,
     Value,
@@ -48,7 +50,16 @@ class Param:
 def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[Param]:
     """The parameters a call may pass (self and *args left out; the keys the body reads
     from **kwargs as optional keywords: kwargs.py), with values (a constructor's as its
-    class uses what it keeps: stored.py)."""
+    class uses what it keeps: stored.py). Worked out once per function and module."""
+    key = ("params", id(node), method, _BUILDING.get())
+    held = facts.memo.get(key)
+    if held is None or held[0] is not node:
+        held = facts.memo[key] = (node, _params_of(node, method, facts))
+    params: list[Param] = list(held[1])  # type: ignore[call-overload]
+    return params
+
+
+def _params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[Param]:
     node = as_the_class_uses_it(node, facts.tree) if node.name == "__init__" else node
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args][1 if method else 0 :]
@@ -79,6 +90,7 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
         lead = [] if matched or head[:1] and head[0].origin == "doctest" else fed[:1]
         ordered = [*lead, *head, *fed, *texts_, *rest, *other]  # a template first
         values = list({v.source: v for v in ordered}.values())
+        values = spread(values + (foreign(values, arg.arg) if checked_kinds(node, arg.arg) else []))
         literal = default is not None and is_parsed(node_value(default))
         shown = literal_source(default) if literal and default is not None else None
         later = tuple(n for n in partners.get(arg.arg, ()) if names.index(n) > names.index(arg.arg))
@@ -149,11 +161,16 @@ def _hinted(
     if not shown and arg.annotation is None:
         shown = _instance(node, arg.arg, facts)
     described = _described(node, arg, has_default, facts)
-    if any(value.source.startswith("[") for value in shown):  # lists of the module's objects
+    if any(_built_items(value.source) for value in shown):  # lists of the module's objects
         described = [value for value in described if not value.source.startswith("[")]
     typical = [value for value in shown if value.origin == "guess"]  # built unshown
     found = [value for value in shown if value.origin != "guess"] + described + typical
     return list({value.source: value for value in reversed(found)}.values())[::-1]
+
+
+def _built_items(source: str) -> bool:
+    """`[Token("a"), Token("b")]`: a list of objects built by a call."""
+    return re.match(r"\[\s*[A-Za-z_][\w.]*\(", source) is not None
 
 
 def _used_kind(node: ast.FunctionDef, param: str) -> str:

@@ -177,6 +177,8 @@ def _describe(value: object, module: ModuleType) -> dict[str, Any]:
         "float": kind is float,
     }
     found["literal_ok"] = len(text) <= MAX_REPR and _reads_back(text, value)
+    if kind is float and math.isinf(value):  # type: ignore[arg-type]
+        return found | {"repr": f"{'-' * (text[0] == '-')}math.inf", "eval_module": "math"}
     # The module's own class, or one it imports by name (`IntegerRGB` from a sibling).
     own = kind.__module__ == module.__name__ or vars(module).get(kind.__name__) is kind
     if not found["literal_ok"] and own and len(text) <= MAX_REPR:

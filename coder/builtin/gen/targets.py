@@ -18,6 +18,7 @@ from coder.builtin.gen.argv import argv_readers, command_lines
 from coder.builtin.gen.calls import Call, plan_calls, with_varargs
 from coder.builtin.gen.classes import method_target, with_inherited
 from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.descriptors import attribute_roles
 from coder.builtin.gen.doctests import doctest_probes
 from coder.builtin.gen.examples import (
     doctest_calls,
@@ -64,9 +65,10 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     hooked, abstract = _hooked(own, classes), _abstract(own, classes)
     asked = [*names, *(n for n, hooks in hooked.items() if hooks & set(names))]
     exposed = exposed_classes(tree)
+    read = _read_as_attributes(own, tree)
     ordered = sorted(
-        dict.fromkeys(asked or _public(functions, own) + list(hooked)),
-        key=lambda name: _priority(name, exposed),
+        dict.fromkeys(asked or _public(functions, own) + list(hooked) + sorted(read)),
+        key=lambda name: 0 if name in read else _priority(name, exposed),
     )
     for name in ordered:
         owner, _, method = name.rpartition(".")
@@ -114,6 +116,16 @@ def add_command_lines(target: Target, lines: list[tuple[str, ...]]) -> None:
         words = " ".join(word.lstrip("-") for word in argv[1:])
         call = Call(target.name, label=f"argv {words}".strip())
         target.probes.append(Probe(call, argv=argv))
+
+
+def _read_as_attributes(own: dict[str, ast.ClassDef], tree: ast.Module) -> set[str]:
+    """The private methods a class exposes as public attributes (descriptors.py)."""
+    return {
+        f"{name}.{method}"
+        for name, cls in own.items()
+        for method, (attribute, _) in attribute_roles(cls, tree).items()
+        if method.startswith("_") and not attribute.startswith("_")
+    }
 
 
 def _priority(name: str, exposed: set[str]) -> int:

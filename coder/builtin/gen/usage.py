@@ -93,13 +93,22 @@ def _used_as(node: ast.FunctionDef, param: str) -> str:
         kinds.append("int")
     if any(_iterated(child, param) for child in ast.walk(node)):
         kinds.append("list")
-    checked = [kind for child in ast.walk(node) for kind in _isinstance_kinds(child, param)]
+    checked = checked_kinds(node, param)
     kinds += sorted(checked, key=lambda kind: kind not in _BUILTIN_KINDS)  # the module's last
     return " | ".join(dict.fromkeys(kinds))
 
 
 _BUILTIN_KINDS = {"str", "int", "float", "bool", "bytes", "list", "tuple", "dict", "set"}
 _BUILTIN_KINDS |= {"frozenset"}
+
+
+_NUMBERS_ONLY = ast.LShift | ast.RShift | ast.FloorDiv | ast.Pow
+"""Operators no text, list or set takes."""
+
+
+def checked_kinds(node: ast.FunctionDef, param: str) -> list[str]:
+    """The kinds the body tells `param` apart by (isinstance, `type(param) is`)."""
+    return [kind for child in ast.walk(node) for kind in _isinstance_kinds(child, param)]
 
 
 def _isinstance_kinds(node: ast.AST, param: str) -> list[str]:
@@ -141,7 +150,9 @@ def method_call(node: ast.AST, param: str) -> str:
 
 
 def _numeric(node: ast.AST, param: str) -> bool:
-    """`param + 1`, `param * 2.5`, `range(param)`."""
+    """`param + 1`, `param * 2.5`, `range(param)`, `bits >> param`, `param // n`."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _NUMBERS_ONLY):
+        return is_name(node.left, param) or is_name(node.right, param)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
         sides = [(node.left, node.right), (node.right, node.left)]
         return any(is_name(a, param) and _number(b) for a, b in sides)

@@ -52,6 +52,9 @@ CHARACTER = re.compile(r"^(ch|char|c|letter)$")
 """A parameter named so holds one character."""
 INDEX = re.compile(r"^(i|j|k|idx|index|pos|position|offset|start|stop)$|_(index|idx|pos|offset)$")
 """A parameter named so points into a sequence: 1 is tried first (3 is past a small one)."""
+_TYPE_NAMED = re.compile(r"^(int|float|str|bool|list|tuple|dict|set|frozenset)$")
+"""A parameter named after a type (`list_`, `int_`: the underscore only dodges the
+builtin) holds one of that type."""
 _NAME_GUESSES = [
     (INDEX, "index"),
     (re.compile(r"^(n|count|size|number|num|limit|times|width|height|age)$"), "int"),
@@ -63,6 +66,10 @@ _NAME_GUESSES = [
     (re.compile(r"^(tz|tzinfo|timezone)$|_tz$"), "tzinfo"),
     (re.compile(r"(seconds|minutes|hours|days|weeks|months|years)$"), "int"),
     (CHARACTER, "char"),
+    (re.compile(r"^(hex|hexstr|hex_str|hex_string|hexdigest)$|_hex$"), "hex"),
+    (re.compile(r"^(bin|binstr|bin_str|bitstring|bit_string)$"), "bits"),
+    (re.compile(r"^(bytes|blob|buf|buffer)$|_bytes$"), "bytes"),
+    (_TYPE_NAMED, "named"),
     (re.compile(r"^(format_spec|fspec|spec)$"), "format_spec"),
     (re.compile(r"^(conversion|conv)$"), "conversion"),
     (re.compile(r"^(fp|fo|fobj|fileobj|file_obj|f_obj|file_like|stream)$|_(fp|stream)$"), "file"),
@@ -117,8 +124,12 @@ def hint_values(annotation: ast.expr | None, param: str, origin: str = "hint") -
 
 
 def guessed_values(param: str) -> list[Value]:
-    """Values for an unannotated parameter from its name alone (calls may raise TypeError)."""
+    """Values for an unannotated parameter from its name alone (calls may raise TypeError);
+    a trailing underscore (`bytes_`) only keeps a name off a builtin's."""
+    param = param.rstrip("_") or param
     for pattern, hint in _NAME_GUESSES:
+        if pattern.search(param) and hint == "named":
+            return hint_values(ast.Name(param), param, "guess")
         if pattern.search(param) and hint == "index":  # an item of a small object: 1 first
             found = hint_values(ast.Name("int"), param, "guess")
             return sorted(found, key=lambda value: value.source != "1")

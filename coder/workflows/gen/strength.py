@@ -25,6 +25,9 @@ from tools import CoverageRun, TestCoverage, functions_at
 DEFAULT_BUDGET_S = 60.0
 MUTATION_SHARE = 0.2
 MIN_BUDGET_S = 10.0
+AFTER_MIN_S = 3.0
+"""The after-run's seconds when the writing used up --time-budget: some mutants still
+run (the rest are reported not run)."""
 
 
 @dataclass
@@ -153,11 +156,23 @@ def _lines(before: CoverageRun, final: CoverageRun | None, path: str) -> dict[st
     }
 
 
+def after_budget(share_s: float, left_s: float | None) -> float:
+    """The after-run's seconds: what is left of --time-budget (at least AFTER_MIN_S),
+    or without one its share."""
+    return share_s if left_s is None else max(AFTER_MIN_S, left_s)
+
+
 def after_scores(
-    sandbox: Sandbox, strength: Strength, run: CoverageRun, contexts: dict[str, TestCoverage]
+    sandbox: Sandbox,
+    strength: Strength,
+    run: CoverageRun,
+    contexts: dict[str, TestCoverage],
+    left_s: float | None = None,
 ) -> None:
-    """The final suite's kills of the baseline survivors, recorded on each module."""
+    """The final suite's kills of the baseline survivors, recorded on each module, in
+    what is left of --time-budget (`left_s`; at least AFTER_MIN_S): a writing that ran
+    long leaves some mutants unrun rather than the budget overrun."""
+    budget_s = after_budget(strength.budget_s, left_s)
     if strength.modules:
-        after(
-            sandbox, list(strength.modules.values()), TestIndex.of(run, contexts), strength.budget_s
-        )
+        index = TestIndex.of(run, contexts)
+        after(sandbox, list(strength.modules.values()), index, budget_s)

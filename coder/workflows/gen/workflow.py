@@ -138,7 +138,8 @@ def _generate(
     strength = started.strength
     if kept.error is None and kept.tests and strength.modules:
         session.hooks.info("after: running the surviving mutants against the new tests")
-        after_scores(sandbox, strength, kept.run, kept.contexts)
+        left = options.time_budget - session.elapsed() if options.time_budget else None
+        after_scores(sandbox, strength, kept.run, kept.contexts, left)
         session.hooks.info(f"after: {describe(strength.score(after=True))}")
     else:
         strength.forget_new()

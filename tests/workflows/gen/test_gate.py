@@ -15,6 +15,7 @@ from coder.workflows.gen.gate import (
 )
 from coder.workflows.gen.mutation import module_mutants
 from coder.workflows.gen.options import GenOptions
+from coder.workflows.gen.strength import AFTER_MIN_S, after_budget
 from coder.workflows.gen.testcode import test_functions as read_tests
 from coder.workflows.gen.workflow import out_of_time
 from coder.workflows.session import Session
@@ -83,6 +84,12 @@ def test_the_gate_gets_what_is_left_of_the_time_budget() -> None:
     assert gate_budget(12.5) == 12.5
     assert gate_budget(0) == MIN_GATE_S  # the first mutants still decide most tests
     assert gate_budget(500) == GATE_BUDGET_S
+
+
+def test_the_scores_after_get_what_is_left_of_the_time_budget() -> None:
+    assert after_budget(12.0, None) == 12.0  # no --time-budget: the mutants' share
+    assert after_budget(12.0, 20.5) == 20.5  # the writing ended early: all that is left
+    assert after_budget(12.0, -4.0) == AFTER_MIN_S  # it ran long: a few seconds, no more
 
 
 class _Clock:

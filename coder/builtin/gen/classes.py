@@ -149,8 +149,9 @@ def _method_probes(
     if _takes_another(node, params) and not qualified:
         base = calls[0] if calls else Call(callee, qualified=False)
         calls = [_with_operand(base, made, cls.name) for made in [*others, new]] + calls
-        calls += _other_kind(base, node, new)  # on the typical instance too: no guess
-        foreign = [Probe(c, (new,)) for c in calls[-1:] if c.label == "another_type"]
+        other_kind = _other_kind(base, node, new)
+        calls += other_kind
+        foreign = [Probe(c, (new,)) for c in other_kind[-1:]]  # on a plain instance too
     firsts = [c for c in calls if c.uses][: len(others) + 1] or calls[:1]
     probes = [Probe(call, setup) for call in firsts for setup in setups]
     # The other calls on the richest instance, and each once more on the next one in
@@ -240,8 +241,7 @@ def _other_kind(call: Call, node: Function, made: Call) -> list[Call]:
     instance's own first argument, else a number), which takes its not-an-instance
     branch: for an equality always, for another operator when its body checks the
     operand's type or refuses it (a chosen value: the TypeError is the design)."""
-    equality = node.name in _EQUALITY
-    if equality and made.args:
+    if node.name in _EQUALITY and made.args:
         return [replace(call, args=(made.args[0],), kwargs=(), label="another_type", uses=())]
     if not refused_operand(node):
         return []

@@ -148,7 +148,13 @@ def _call(
             tracer.stop()
     if call.get("bind"):
         namespace[call["bind"]] = value
-    found = _describe(value, module)
+    if tracer is not None:  # the test's assert runs the value's repr or equality too
+        tracer.start()
+    try:
+        found = _describe(value, module)
+    finally:
+        if tracer is not None:
+            tracer.stop()
     found["after"] = _observe(namespace, call["observe"], module)
     found["stdout"] = printed.getvalue()[: MAX_REPR + 1]
     return {**found, "kind": "return"}

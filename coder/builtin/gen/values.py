@@ -133,9 +133,17 @@ def guessed_values(param: str) -> list[Value]:
         if pattern.search(param) and hint == "index":  # an item of a small object: 1 first
             found = hint_values(ast.Name("int"), param, "guess")
             return sorted(found, key=lambda value: value.source != "1")
+        if pattern.search(param) and hint == "Callable":  # results of several kinds
+            return [Value(f, describe(f, param), "guess") for f in _GUESSED_CALLABLES]
         if pattern.search(param):
             return hint_values(ast.parse(hint, mode="eval").body, param, "guess")
     return []
+
+
+_GUESSED_CALLABLES = ("str", "int", "list")
+"""A function a parameter's name says it is: builtins that take no argument or one and
+return a text, a number and a list (`func()` gives "", 0 and []), so what the caller
+does with each kind of result is reached."""
 
 
 def anything(param: str) -> list[Value]:

@@ -12,12 +12,14 @@ generated file run by pytest in a fresh process.
 from __future__ import annotations
 
 import ast
+import subprocess
 from pathlib import Path
 
 from coder.builtin.gen import find_targets
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.kinds import foreign, kind_of, spread
 from coder.builtin.gen.params import params_of
+from coder.builtin.gen.probe import parse_probe_output, probe_commands
 from coder.builtin.gen.values import Value, guessed_values
 from tests.helpers import function_source, generate, param_values, run_pytest_in
 
@@ -130,6 +132,12 @@ def test_a_parameter_named_after_a_type_or_a_notation_holds_one() -> None:
     assert guessed_values("buf")[0].source == 'b"abc"'
 
 
+def test_a_function_named_as_one_returns_results_of_several_kinds() -> None:
+    # `func()` gives "", 0 and []: the caller's branch for each kind of result.
+    assert [v.source for v in guessed_values("func")] == ["str", "int", "list"]
+    assert [v.source for v in guessed_values("callback")][:1] == ["str"]
+
+
 def test_spread_keeps_an_order_that_shows_each_kind_first_already() -> None:
     def values(*sources: str) -> list[Value]:
         return [Value(source, source, "hint") for source in sources]
@@ -216,3 +224,29 @@ def test_a_functions_parameters_are_worked_out_once_per_module() -> None:
     again = params_of(zscore, True, facts)
     assert [p.name for p in again] == ["value"]
     assert params_of(zscore, True, ModuleFacts.of(tree)) == again
+
+
+TOKENS = """\
+def make(name, alias=None):
+    class Token:
+        def __repr__(self):
+            if alias:
+                return alias
+            return f"Token({name!r})"
+
+    return Token()
+"""
+
+
+def test_the_lines_a_results_repr_runs_count_as_the_calls(tmp_path: Path) -> None:
+    # The test asserts `repr(make("a")) == "Token('a')"`: it runs that line of __repr__.
+    (tmp_path / "tokens.py").write_text(TOKENS, encoding="utf-8")
+    target = find_targets(TOKENS, ["make"], "tokens")[0]
+    output = "".join(
+        subprocess.run(["sh", "-c", command], capture_output=True, text=True, cwd=tmp_path).stdout
+        for command, _ in probe_commands(target, "tokens", str(tmp_path))
+    )
+    results, problem = parse_probe_output(output, target)
+    assert problem == ""
+    plain = next(r for r in results if r.probe.call.source() == 'make("abc")')
+    assert plain.repr == "Token('abc')" and 6 in plain.lines, (plain.repr, plain.lines)

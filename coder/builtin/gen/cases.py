@@ -121,7 +121,8 @@ def _raises(block: ast.With, row: dict[str, ast.expr]) -> Case | None:
         return None
     if match and not _literal(match[0]):
         return None
-    case = _called(block.body[0].value, row, "raises", ast.unparse(raises.args[0]))
+    error = ast.unparse(_filled(raises.args[0], row))  # a table's `error` column too
+    case = _called(block.body[0].value, row, "raises", error)
     if case is None or not match:
         return case
     return replace(case, match=literal_source(match[0]))

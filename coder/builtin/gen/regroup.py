@@ -1,6 +1,6 @@
 """A module's tests written as few tables, the way a reviewer keeps them: one function's
-returns checked one way in one table, its errors of one type in another, and functions
-of one shape side by side with the function as a column:
+returns checked one way in one table, its errors in another (their type a column when
+they differ), and functions of one shape side by side with the function as a column:
 
     @pytest.mark.parametrize(
         ("function", "word", "expected"),
@@ -32,7 +32,8 @@ from coder.builtin.gen.values import safe_name, snake_case
 Pair = tuple[str, Rendered]
 """A target's name and one of its tests."""
 Key = tuple[str, str, str, str]
-"""Target name, callee, check, exception type: what one function's table shares."""
+"""Target name, callee, check, and "" (once the exception type, now a column): what one
+function's table shares."""
 _TYPE_WORDS = {"str": "text", "int": "number", "float": "number", "bool": "flag"}
 
 
@@ -85,11 +86,11 @@ def _key(pair: Pair, targets: dict[str, Target]) -> tuple[Key | None, list[Case]
     if target is None or target.owner or target.var or target.freeze or target.varargs:
         return None, []
     found = cases(pair[1].source) or []
-    kinds = {(c.callee, c.check, c.expected if c.check == "raises" else "") for c in found}
+    kinds = {(c.callee, c.check) for c in found}
     if len(kinds) != 1:
         return None, []
-    callee, check, error = kinds.pop()
-    return (pair[0], callee, check, error), found
+    callee, check = kinds.pop()
+    return (pair[0], callee, check, ""), found  # a function's errors of every type together
 
 
 def _rows(target: Target, found: list[Case]) -> list[dict[str, str]] | None:
@@ -204,7 +205,13 @@ def _own(group: _Group, taken: set[str]) -> tuple[str, str] | None:
     base = f"test_{snake_case(group.target.name)}"
     last = _free("match" if first.check == "raises" else "expected", names)
     checked = [case.match if first.check == "raises" else case.expected for case in group.cases]
-    if first.check == "raises":
+    errors = [case.expected for case in group.cases] if first.check == "raises" else []
+    error = first.expected
+    if len(set(errors)) > 1:  # errors of several types: the type is a column
+        error = _free("error", [*names, last])
+        columns.append((error, errors))
+        base = f"{base}_raises"
+    elif first.check == "raises":
         base = f"{base}_raises_{snake_case(first.expected)}"
     if first.check != "raises" or len(set(checked)) > 1:
         columns.append((last, checked))
@@ -214,7 +221,7 @@ def _own(group: _Group, taken: set[str]) -> tuple[str, str] | None:
         return None  # the same call every time
     name = _unique(base, taken)
     call = f"{first.callee}({', '.join(arguments)})"
-    return name, parametrized(name, columns, _body(first.check, call, last, first.expected))
+    return name, parametrized(name, columns, _body(first.check, call, last, error))
 
 
 def _across(members: list[_Group], taken: set[str]) -> tuple[str, str]:

@@ -1,5 +1,6 @@
 """A module's plain tests regrouped into few tables: functions of one shape share one
-with the function as a column, a function's errors of one type share one, and a row
+with the function as a column, a function's errors share one (their type a column when
+they differ), and a row
 that leaves a keyword out gets the function's literal default. End to end where the
 generator's choices allow it, and on hand-written tests where a shape must be exact."""
 
@@ -11,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from coder.builtin.gen import Target
+from coder.builtin.gen.cases import cases
 from coder.builtin.gen.regroup import regrouped
 from coder.builtin.gen.render import Rendered
 from tests.helpers import function_source, generate, run_pytest_in, write_tree
@@ -86,6 +88,57 @@ def test_a_functions_errors_of_one_type_share_a_table_pinning_what_each_pinned(
     # the message built at run time was not pinned before, and is not now
     assert '        (-1, "negative times"),\n        (101, None),\n' in generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+LIMITS = """\
+class NotWholeError(ValueError):
+    pass
+
+
+def halve(n):
+    if n != int(n):
+        raise NotWholeError("not a whole number")
+    if n < 0:
+        raise ValueError("negative")
+    return n // 2
+"""
+
+
+def test_a_functions_errors_of_several_types_share_a_table_with_the_type_a_column(
+    tmp_path: Path,
+) -> None:
+    def raising(name: str, call: str, error: str, match: str, number: int) -> Rendered:
+        body = f'with pytest.raises({error}, match="{match}"):\n        {call}'
+        return replace(_test(name, body, number), names={"halve", error})
+
+    tests = [
+        ("halve", raising("test_halve_raises_for_half", "halve(2.5)", "NotWholeError", "not a", 1)),
+        ("halve", raising("test_halve_raises_for_negative", "halve(-2)", "ValueError", "neg", 2)),
+    ]
+    target = Target("halve", params=["n"])
+    [(_, table)], replaced = regrouped(tests, {"halve": target}, set())
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("n", "error", "match"),\n'
+        "    [\n"
+        '        (2.5, NotWholeError, "not a"),\n'
+        '        (-2, ValueError, "neg"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_halve_raises(n, error, match):\n"
+        "    with pytest.raises(error, match=match):\n"
+        "        halve(n)\n"
+    )
+    assert table.names == {"halve", "NotWholeError", "ValueError"} and list(replaced) == [
+        "test_halve_raises"
+    ]
+    # read back as the checks it was made of (a second round regroups it as they were)
+    read = [(c.args, c.expected, c.match) for c in cases(table.source) or []]
+    assert read == [(("2.5",), "NotWholeError", '"not a"'), (("-2",), "ValueError", '"neg"')]
+    repo = write_tree(tmp_path, {"limits.py": LIMITS})
+    header = "import pytest\n\nfrom limits import NotWholeError, halve\n\n\n"
+    (repo / "test_limits.py").write_text(header + table.source)
+    assert "2 passed" in run_pytest_in(repo).stdout
 
 
 def _test(name: str, body: str, results: int) -> Rendered:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import re
 
+from coder.builtin.gen.usage import type_checked
+
 _BINARY = {
     "__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__gt__": ">",
     "__ge__": ">=", "__and__": "&", "__or__": "|", "__xor__": "^", "__lshift__": "<<",
@@ -134,7 +136,7 @@ def refused_operand(node: ast.FunctionDef) -> str:
     other = node.args.args[1].arg
     if any(_not_implemented(child) for child in ast.walk(node)):
         return "refuses"
-    if any(_type_checked(child, other) for child in ast.walk(node)):
+    if any(type_checked(child, other) for child in ast.walk(node)):
         return "checks"
     return ""
 
@@ -142,12 +144,3 @@ def refused_operand(node: ast.FunctionDef) -> str:
 def _not_implemented(node: ast.AST) -> bool:
     value = node.value if isinstance(node, ast.Return) else None
     return isinstance(value, ast.Name) and value.id == "NotImplemented"
-
-
-def _type_checked(node: ast.AST, name: str) -> bool:
-    """`isinstance(name, ...)` or `type(name)`."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
-        return False
-    first = node.args[0]
-    named = isinstance(first, ast.Name) and first.id == name
-    return named and node.func.id in ("isinstance", "type")

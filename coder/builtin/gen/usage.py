@@ -111,6 +111,11 @@ def checked_kinds(node: ast.FunctionDef, param: str) -> list[str]:
     return [kind for child in ast.walk(node) for kind in _isinstance_kinds(child, param)]
 
 
+def type_checked(node: ast.AST, param: str) -> bool:
+    """`isinstance(param, ...)` or `type(param)` (on either side of a comparison)."""
+    return _isinstance(node, param) or (isinstance(node, ast.expr) and _type_of(node, param))
+
+
 def _isinstance_kinds(node: ast.AST, param: str) -> list[str]:
     """The kinds of `isinstance(param, kinds)`, `type(param) is kind`, `type(param) in
     (kinds)`."""

@@ -1,7 +1,6 @@
 """Targets that are methods: an instance to call them on (`cart = Cart()`), fresh and
-filled by the class's adder (`cart.add("abc", 2.5)` or `cache["abc"] = 2.5`), and the
-observers (`cart.count()`, `len(cart)`) that show what a call changed. Methods a class
-inherits from classes of the same module count as its own."""
+filled by its adder (`cart.add("abc", 2.5)`, `cache["abc"] = 2.5`), and the observers that
+show what a call changed (`len(cart)`); inherited methods of the module count as own."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.descriptors import attribute_roles
 from coder.builtin.gen.doctests import MAX_SCENARIOS, doctest_probes
 from coder.builtin.gen.examples import doctest_calls
+from coder.builtin.gen.kwargs import vararg_values
 from coder.builtin.gen.nodes import is_abstract, state_kept_changed
 from coder.builtin.gen.objects import MAX_OBSERVERS, constructor, instances, observers
 from coder.builtin.gen.operators import (
@@ -23,7 +23,7 @@ from coder.builtin.gen.operators import (
     called_by_name,
     refused_operand,
 )
-from coder.builtin.gen.params import Param, params_of, vararg_values
+from coder.builtin.gen.params import Param, params_of
 from coder.builtin.gen.types import (
     Function,
     Probe,

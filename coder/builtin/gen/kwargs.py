@@ -2,7 +2,8 @@
 `kw.pop("priority_key", default)`, `kw.get("sep")`, `kw["width"]`, `"width" in kw`. Each
 becomes an optional keyword a call may pass (its values from the docstring's type, else
 its name, else a number and a text); and when the body rejects what is left (`if kw:
-raise TypeError(...)`), one keyword it does not know, which takes that branch."""
+raise TypeError(...)`), one keyword it does not know, which takes that branch. And the
+values a call passes through `*args`."""
 
 from __future__ import annotations
 
@@ -71,3 +72,17 @@ def _rejects_leftovers(node: ast.FunctionDef, kwarg: str) -> bool:
 
 def _text(node: ast.expr) -> str:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+
+
+def vararg_values(node: ast.FunctionDef) -> list[Value]:
+    """Values for the items of `*args`: from its annotation (`*paths: str`), else from
+    its name's singular (`*paths` -> a path), else a number and a text. None when a
+    call cannot reach it: a positional parameter before it has a default (an extra
+    argument would fill that first)."""
+    vararg, arguments = node.args.vararg, node.args
+    if vararg is None or arguments.defaults:
+        return []
+    if vararg.annotation is not None:
+        return hint_values(vararg.annotation, vararg.arg)
+    singular = vararg.arg[:-1] if vararg.arg.endswith("s") else vararg.arg
+    return guessed_values(singular) or anything(singular)

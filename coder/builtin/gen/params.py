@@ -13,6 +13,7 @@ from coder.builtin.gen.compared import compared_literals, compared_params
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.consumers import consumed_values, consumers
 from coder.builtin.gen.fallbacks import fallback_kind
+from coder.builtin.gen.forwarded import forwarded_to
 from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
 from coder.builtin.gen.kinds import foreign, spread
@@ -60,6 +61,11 @@ def params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[P
 
 
 def _params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[Param]:
+    parent = forwarded_to(node, facts.tree) if method else None
+    if parent is not None:  # the parent's parameters, and the keys it reads itself
+        own = _keyed(node, facts)
+        taken = {param.name for param in own}
+        return [p for p in params_of(parent, True, facts) if p.name not in taken] + own
     node = as_the_class_uses_it(node, facts.tree) if node.name == "__init__" else node
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args][1 if method else 0 :]
@@ -96,8 +102,13 @@ def _params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[
         later = tuple(n for n in partners.get(arg.arg, ()) if names.index(n) > names.index(arg.arg))
         param = Param(arg.arg, tuple(values), default is not None, keyword_only, shown, later)
         found.append(param)
+    return found + _keyed(node, facts)
+
+
+def _keyed(node: ast.FunctionDef, facts: ModuleFacts) -> list[Param]:
+    """The keys the body reads from its **kwargs, as optional keyword-only parameters."""
     docs = ast.get_docstring(node) or _class_docs(node, facts.tree)
-    return found + [Param(key, tuple(v), True, True) for key, v in kwarg_keys(node, docs)]
+    return [Param(key, tuple(v), True, True) for key, v in kwarg_keys(node, docs)]
 
 
 def _class_docs(node: ast.FunctionDef, tree: ast.Module) -> str:
@@ -280,17 +291,3 @@ def _values(hinted: list[Value], literals: list[Value]) -> list[Value]:
     for value in [*typical, *literals, *hinted[1:]]:
         unique.setdefault(value.source, value)  # a literal's words say more than the hint's
     return list(unique.values())
-
-
-def vararg_values(node: ast.FunctionDef) -> list[Value]:
-    """Values for the items of `*args`: from its annotation (`*paths: str`), else from
-    its name's singular (`*paths` -> a path), else a number and a text. None when a
-    call cannot reach it: a positional parameter before it has a default (an extra
-    argument would fill that first)."""
-    vararg, arguments = node.args.vararg, node.args
-    if vararg is None or arguments.defaults:
-        return []
-    if vararg.annotation is not None:
-        return hint_values(vararg.annotation, vararg.arg)
-    singular = vararg.arg[:-1] if vararg.arg.endswith("s") else vararg.arg
-    return guessed_values(singular) or anything(singular)

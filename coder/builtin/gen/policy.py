@@ -20,6 +20,7 @@ from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
+from coder.builtin.gen.batches import Commands, Parsed, probed
 from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.parses import merged_parsing
@@ -28,11 +29,11 @@ from coder.builtin.gen.probe import Result, probe_commands
 from coder.builtin.gen.regroup import Pair, regrouped
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
-from coder.builtin.gen.search import parsed_outputs, searched
+from coder.builtin.gen.search import searched
 from coder.builtin.gen.select import Aim, raise_lines
 from coder.builtin.gen.signatures import Signatures, signatures
 from coder.builtin.gen.table import table_name
-from coder.builtin.gen.targets import add_site_calls, find_targets
+from coder.builtin.gen.targets import add_site_calls, deferred, find_targets
 from coder.builtin.gen.testfile import import_style, test_names
 from coder.builtin.gen.types import Target
 from tools import TestRun, is_test_file
@@ -118,27 +119,16 @@ class GenPolicy:
     def _generate(
         self, goal: GenTarget, targets: list[Target], existing: str | None
     ) -> Steps[list[tuple[str, Rendered]]]:
-        for target in targets:
-            if target.skip:
-                self.outcome.skipped[target.name] = target.skip
-        probed = [target for target in targets if not target.skip]
-        if not probed:
+        commands_of = lambda target: self._commands(goal, target)  # noqa: E731
+        probed_targets, parsed = yield from self._probed(goal, targets, commands_of)
+        if not probed_targets:
             return []
-        commands = [self._commands(goal, target) for target in probed]
-        outputs = yield [
-            ToolRequest("run_shell", {"command": command, "timeout": timeout})
-            for chunks in commands
-            for command, timeout in chunks
-        ]
         prefix = import_style(existing or "", goal.module).prefix
         context = Context(goal.module, prefix, self.raises)
-        parsed, failed = parsed_outputs(probed, commands, outputs)
-        self.outcome.skipped.update(failed)
         wants = lambda target: {int(m["id"]) for m in self._mutants(target)}  # noqa: E731
-        commands_of = lambda target: self._commands(goal, target)  # noqa: E731
-        if not goal.spent():  # a second round of probes only while the time lasts
+        if not goal.spent():  # search rounds only while the time lasts
             lines = set(self.aim.lines)
-            parsed = yield from searched(parsed, self.source, lines, wants, commands_of)
+            parsed = yield from searched(parsed, self.source, lines, wants, commands_of, goal.spent)
         picks = []
         for target, results in parsed:
             analysed = self._analysed(goal, target)
@@ -147,12 +137,28 @@ class GenPolicy:
             self.outcome.bugs += [line for _, line in found.bugs]
             picks.append(found)
         picks = pruned(picks)
-        tested = {t.name for t in probed if _tested(t, test_names(existing), self.existing)}
+        tested = {t.name for t in probed_targets if _tested(t, test_names(existing), self.existing)}
         tests = trimmed(self._rendered(picks, prefix, test_names(existing)), picks, tested)
-        by_name = {target.name: target for target in probed}
+        by_name = {target.name: target for target in probed_targets}
         tests, self.parts = regrouped(tests, by_name, test_names(existing))
         self.first = FirstRound(picks, context, {test.name: test for _, test in tests})
         return tests
+
+    def _probed(
+        self, goal: GenTarget, targets: list[Target], commands_of: Callable[[Target], Commands]
+    ) -> Steps[tuple[list[Target], Parsed]]:
+        """The targets probed and their results: those within the cap, then (while the
+        time lasts) the next ones a module with many functions has."""
+        chosen = [target for target in targets if not target.skip]
+        parsed, failed = (yield from probed(chosen, commands_of)) if chosen else ([], {})
+        later = deferred(targets) if chosen and not goal.spent() else []
+        if later:
+            more, also = yield from probed(later, commands_of)
+            parsed, chosen = parsed + more, chosen + later
+            failed.update(also)
+        skipped = {target.name: target.skip for target in targets if target.skip}
+        self.outcome.skipped.update(skipped | failed)
+        return chosen, parsed
 
     def _rendered(
         self, picks: list[Pick], prefix: str, taken: set[str], report: bool = True

@@ -19,16 +19,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from coder.builtin.engine import Steps, ToolRequest
+from coder.builtin.engine import Steps
+from coder.builtin.gen.batches import Commands, Parsed, probed
 from coder.builtin.gen.calls import Call
-from coder.builtin.gen.probe import Result, parse_probe_output
+from coder.builtin.gen.probe import Result
 from coder.builtin.gen.signatures import signatures
 from coder.builtin.gen.types import Probe, Target
 from coder.builtin.gen.values import describe, double_quoted
 from coder.builtin.literals import is_parsed, node_value
 
+MAX_ROUNDS = 3
+"""Search rounds after the first probes, while the time lasts and a round reaches more."""
 MAX_BASES = 3
-"""The calls varied per target: those that ran the most of it."""
+"""The calls varied per target and round: those that ran the most of it."""
 MAX_VARIANTS = 20
 """New calls per target in the second round."""
 MAX_JOINED = 6
@@ -40,54 +43,50 @@ MAX_LINE = 120
 """A doctest line's literal longer than this is left as written (a whole usage text)."""
 
 
-Parsed = list[tuple[Target, list[Result]]]
-Commands = list[tuple[str, float]]
-
-
-def parsed_outputs(
-    targets: list[Target], commands: list[Commands], outputs: list[Any]
-) -> tuple[Parsed, dict[str, str]]:
-    """Each target's results from its commands' outputs, and why a probe failed."""
-    parsed: Parsed = []
-    failed: dict[str, str] = {}
-    for target, chunks in zip(targets, commands, strict=True):
-        output = "\n".join(o.content for o in outputs[: len(chunks)])
-        outputs = outputs[len(chunks) :]
-        results, problem = parse_probe_output(output, target)
-        if problem:
-            failed[target.name] = f"the probe failed: {problem}"
-        else:
-            parsed.append((target, results))
-    return parsed, failed
-
-
 def searched(
     parsed: Parsed,
     source: str,
     lines: set[int],
     wanted: Callable[[Target], set[int]],
     commands_of: Callable[[Target], Commands],
+    spent: Callable[[], bool] = lambda: False,
 ) -> Steps[Parsed]:
-    """`parsed` with the second round's results added to the targets that left lines
-    of theirs (`lines`: those no test runs) unrun or `wanted` mutants unnoticed."""
+    """`parsed` with the search rounds' results added to the targets that left lines
+    of theirs (`lines`: those no test runs) unrun or `wanted` mutants unnoticed. A round
+    after the first varies only the calls of the round before that ran an arc no call
+    had run (a parser's input one step further in), while the time lasts."""
     tokens, names = module_tokens(source), signatures(ast.parse(source))
-    found: list[Target] = []
-    for target, results in parsed:
-        if left_to_reach(target, results, lines, wanted(target)):
-            params = target.params or names.get(target.name.split(".")[-1], [])
-            probes = search_probes(target, results, tokens, params)
-            found += [replace(target, probes=probes)] if probes else []
-    if not found:
-        return parsed
-    commands = [commands_of(target) for target in found]
-    outputs = yield [
-        ToolRequest("run_shell", {"command": command, "timeout": timeout})
-        for chunks in commands
-        for command, timeout in chunks
-    ]
-    more, _ = parsed_outputs(found, commands, outputs)
-    added = {target.name: results for target, results in more}
-    return [(target, results + added.get(target.name, [])) for target, results in parsed]
+    found = {target.name: list(results) for target, results in parsed}
+    bases = dict(found)
+    tried = {target.name: list(target.probes) for target, _ in parsed}
+    for number in range(MAX_ROUNDS):
+        if number and spent():
+            break
+        varied: list[Target] = []
+        for target, _ in parsed:
+            results = found[target.name]
+            if target.name in bases and left_to_reach(target, results, lines, wanted(target)):
+                params = target.params or names.get(target.name.split(".")[-1], [])
+                tried_target = replace(target, probes=tried[target.name])
+                probes = search_probes(tried_target, bases[target.name], tokens, params)
+                varied += [replace(target, probes=probes)] if probes else []
+        if not varied:
+            break
+        more, _ = yield from probed(varied, commands_of)
+        bases = {}
+        for target, results in more:
+            novel = _novel(results, found[target.name])
+            found[target.name] += results
+            tried[target.name] += [result.probe for result in results]
+            if novel:
+                bases[target.name] = novel
+    return [(target, found[target.name]) for target, _ in parsed]
+
+
+def _novel(results: list[Result], before: list[Result]) -> list[Result]:
+    """The results that ran an arc none of `before` ran."""
+    ran = {arc for result in before for arc in result.arcs}
+    return [result for result in results if set(result.arcs) - ran]
 
 
 def module_tokens(source: str) -> list[str]:

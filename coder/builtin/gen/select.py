@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import io
 import math
+import re
 import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,13 @@ MAX_TESTS = 6
 CRASHES = {"TypeError", "AttributeError", "ZeroDivisionError", "NameError", "UnboundLocalError"}
 """Exceptions that, on a typical call derived from the type hints, point at a bug."""
 _ALWAYS_BUGS = {"NameError", "UnboundLocalError"}
+_ARITY = re.compile(
+    r"missing \d+ required (positional|keyword-only) argument|unexpected keyword argument"
+    r"|takes (from )?\d+ (to \d+ )?positional argument|takes no (keyword )?arguments"
+    r"|got multiple values for argument"
+)
+"""A TypeError saying the arguments did not fit a signature: the probe's guess at them
+was wrong (`Child(*a, **kw)` passing too few on to its parent's `__init__`), not a bug."""
 GUESSED = ("guess", "blind")
 """Origins of calls whose arguments may not fit (calls.py): what they raise is not pinned."""
 
@@ -196,6 +204,8 @@ def _guessed_error(result: Result, raises: frozenset[int]) -> bool:
 
 def _crash(result: Result, typical: bool) -> bool:
     if result.kind != "raise" or _guessed(result):
+        return False
+    if result.type == "TypeError" and _ARITY.search(result.repr):
         return False
     return result.type in _ALWAYS_BUGS or (typical and result.type in CRASHES)
 

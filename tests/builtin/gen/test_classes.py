@@ -257,13 +257,16 @@ def _target_lines(summary: str) -> list[str]:
 
 
 def test_public_functions_are_probed_before_private_helpers(tmp_path: Path) -> None:
-    source = "".join(f"def _helper{n}(x: int) -> int:\n    return x\n\n\n" for n in range(30))
+    """25 targets are probed, then (while the time lasts) the next 25: the rest is left."""
+    source = "".join(f"def _helper{n}(x: int) -> int:\n    return x\n\n\n" for n in range(52))
     source += "def api(x: int) -> int:\n    return _helper0(x)\n"
-    names = [f"_helper{n}" for n in range(30)] + ["api"]
+    names = [f"_helper{n}" for n in range(52)] + ["api"]
     generated = generate(tmp_path, {"m.py": source}, "m", names)
     lines = _target_lines(generated.summary)
     assert lines[0] == "- api: test_api_with_x_3"
-    assert "- _helper29: skipped (over the 25 targets probed per module)" in lines
+    assert not any(f"_helper{n}: skipped (over" in line for line in lines for n in range(49))
+    assert "- _helper49: skipped (over the 50 targets probed per module)" in lines
+    assert "- _helper51: skipped (over the 50 targets probed per module)" in lines
     # api's test already notices any change to _helper0: it gets no test of its own.
     assert "- _helper0: skipped (the other tests notice all it does)" in lines
 

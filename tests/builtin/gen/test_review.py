@@ -10,7 +10,7 @@ from pathlib import Path
 from coder.agent.loop import Agent
 from coder.builtin.gen import BuiltinGenModel, Call, Probe, Result, Target, find_targets
 from coder.builtin.gen.naming import MAX_NAME, join_name
-from coder.builtin.gen.select import designed, raise_lines
+from coder.builtin.gen.select import designed, possible_bugs, raise_lines
 from sandbox import LocalSandbox
 from tests.helpers import Generated, function_source, generate, run_pytest_in, write_tree
 from tools import ToolContext, default_registry
@@ -111,3 +111,45 @@ def test_a_long_test_name_is_cut_at_a_whole_word() -> None:
     )
     assert name == "test_indexed_set_symmetric_difference_update_after_pop_with_another"
     assert len(join_name("test_" + "x" * 90)) == MAX_NAME  # one long word: cut where it must
+
+
+FORWARDING = """\
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def norm(self):
+        return abs(self.x) + abs(self.y)
+
+
+class Labelled(Point):
+    def __init__(self, *a, **kw):
+        self.label = kw.pop("label", "")
+        super().__init__(*a, **kw)
+
+    def title(self):
+        return f"{self.label}: {self.norm()}"
+"""
+
+
+def test_a_constructor_passing_its_arguments_on_takes_its_parents(tmp_path: Path) -> None:
+    """`Labelled(*a, **kw)` hands both to `Point.__init__`: it is built with Point's
+    parameters and the key it reads itself. Before, it was only called with neither,
+    and the parent's TypeError was reported as a possible bug."""
+    names = ["Labelled.__init__", "Labelled.title"]
+    generated = generate(tmp_path, {"shapes.py": FORWARDING}, "shapes", names)
+    assert "POSSIBLE BUG" not in generated.summary
+    assert "labelled = Labelled(2.5, 2.5, label=" in generated.text
+    assert "missing" not in generated.text  # no test pins a TypeError
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_an_error_about_arguments_that_do_not_fit_is_no_bug() -> None:
+    target = Target("Labelled.__init__", owner="Labelled")
+    typical = Probe(Call("Labelled"))
+    target.probes = [typical]
+    why = "Point.__init__() missing 2 required positional arguments: 'x' and 'y'"
+    wrong = Result(typical, "raise", repr=why, type="TypeError")
+    crash = Result(typical, "raise", repr="unsupported operand", type="TypeError")
+    assert possible_bugs(target, [wrong], "shapes") == []
+    assert len(possible_bugs(target, [crash], "shapes")) == 1

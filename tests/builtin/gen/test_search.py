@@ -34,6 +34,29 @@ def count_escapes(text: str) -> int:
 '''
 
 
+NESTING = '''\
+OPEN, CLOSE = "<", ">"
+
+
+def nesting(text: str) -> str:
+    """How deep `text` nests its brackets.
+
+    >>> nesting("ab")
+    'flat'
+    """
+    depth = deepest = 0
+    for ch in text:
+        if ch == OPEN:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == CLOSE:
+            depth -= 1
+    if deepest > 1:
+        return "deep"
+    return "flat" if deepest == 0 else "shallow"
+'''
+
+
 def test_the_module_short_literals_most_used_first() -> None:
     source = 'A = "{"\nB = "{"\nC = "}"\nD = "long text"\nE = " "\n'
     assert module_tokens(source) == ["{", "}"]
@@ -87,6 +110,23 @@ def test_a_branch_no_first_value_reaches_is_found_by_the_search(
     text = (repo / "tests" / "test_escapes.py").read_text()
     assert "%" in text or "&" in text  # a string with one of the module's own literals
     assert report["coverage_after"]["line"] == 100.0
+    assert run_pytest_in(repo).returncode == 0
+
+
+def test_a_later_round_varies_the_calls_that_reached_further(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "ab" -> "a<b" (one bracket: a new path) -> "a<<b" (two: "deep"). One round of
+    variants of the first calls never put two brackets in one string."""
+    for name in ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    repo = commit_all(write_tree(tmp_path / "repo", {"nesting.py": NESTING}))
+    code = main(["gen", str(repo), "--sandbox", "local", "--json", "--max-mutants", "0"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, report
+    text = (repo / "tests" / "test_nesting.py").read_text()
+    assert '"deep")' in text
+    assert report["coverage_after"]["branch"] == 100.0
     assert run_pytest_in(repo).returncode == 0
 
 

@@ -4,6 +4,7 @@ the fixtures' expected failures, and the builtin generator run on small modules.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -12,6 +13,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from coder.agent.loop import Agent
 from coder.builtin.gen import BuiltinGenModel
@@ -167,3 +169,15 @@ def param_values(source: str, function: str) -> dict[str, list[str]]:
     node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
     params = params_of(node, id(node) in methods, ModuleFacts.of(tree))
     return {param.name: [value.source for value in param.values] for param in params}
+
+
+def gen_report(repo: Path, output: Callable[[], str], *flags: str) -> dict[str, Any]:
+    """`coder gen REPO --sandbox local --json` with the builtin engine: its report (read
+    from `output`, a capsys reader); it exits 0 and the suite it leaves passes."""
+    from coder.cli import main
+
+    code = main(["gen", str(repo), "--sandbox", "local", "--json", *flags])
+    report: dict[str, Any] = json.loads(output())
+    assert code == 0, report
+    assert run_pytest_in(repo).returncode == 0
+    return report

@@ -12,6 +12,7 @@ strength, so a test that adds nothing beyond a better one is dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from coder.workflows.gen.gate import GATE_BUDGET_S, Kills, first_kills, gate_problem
@@ -97,12 +98,13 @@ def judge_file(
     reruns: int,
     timeout: float,
     mutants: ModuleMutants | None = None,
-    gate_s: float = GATE_BUDGET_S,
+    gate_s: Callable[[], float] = lambda: GATE_BUDGET_S,
 ) -> Judgement:
     """Judge the tests `after` adds to `before` (both the file's text; the sandbox holds
     `after`). Tests of `before` that `after` rewrote are put back as they were; `covered`
     grows by what the kept tests add, and `mutants` (the target module's) records the
-    mutants they kill, in at most `gate_s` seconds of mutant runs."""
+    mutants they kill, in at most `gate_s()` seconds of mutant runs (asked when they
+    start: the reruns and the coverage run before them take their time out of it)."""
     problem = syntax_error(after)
     if problem is None:
         written, (after, lost) = after, keep_existing(before, after)
@@ -183,7 +185,7 @@ def _strength_filter(
     judgement: Judgement,
     live: list[TestFunction],
     covered: Covered,
-    timeouts: tuple[float, float],
+    timeouts: tuple[float, Callable[[], float]],
     mutants: ModuleMutants | None,
 ) -> list[TestFunction]:
     """Keep the tests that kill a mutant no other test kills (gate.py), or without
@@ -199,7 +201,7 @@ def _strength_filter(
     if mutants is not None:
         lines = {t.name: gains[t.name].lines for t in ranked}
         test_time = mutants.test_time
-        kills = first_kills(sandbox, judgement.path, ranked, lines, mutants, test_time, gate_s)
+        kills = first_kills(sandbox, judgement.path, ranked, lines, mutants, test_time, gate_s())
     kept: list[TestFunction] = []
     for test in ranked:
         gain = gains[test.name].beyond(covered)

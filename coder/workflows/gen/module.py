@@ -161,7 +161,7 @@ def _judge(
     old = before.decode("utf-8", errors="replace") if before is not None else None
     new = after.decode("utf-8", errors="replace")
     timeout, mutants = session.settings.test_timeout, module.mutants
-    gate_s = gate_budget(writing_time_left(session, options))
+    gate_s = lambda: gate_budget(writing_time_left(session, options))  # noqa: E731
     return judge_file(sandbox, path, old, new, covered, options.reruns, timeout, mutants, gate_s)
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from coder.builtin.gen.probe import parse_probe_output, probe_commands
 from coder.builtin.gen.targets import find_targets
 
-CLAMP = '''\
+CLAMP = """\
 def clamp(value: int, low: int = 0, high: int = 10) -> int:
     if value < low:
         return low
     return min(value, high)
-'''
+"""
 
 
 def _results(folder: Path, env: dict[str, str]) -> list[tuple[str, str, str]]:

@@ -9,8 +9,8 @@ test_generator.py), then the pieces.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,8 +20,14 @@ from coder.builtin.gen.probe import Result
 from coder.builtin.gen.search import search_probes
 from coder.builtin.gen.select import Aim
 from coder.builtin.gen.types import Probe, Target
-from coder.cli import main
-from tests.helpers import commit_all, function_source, generate, run_pytest_in, write_tree
+from tests.helpers import (
+    commit_all,
+    function_source,
+    gen_report,
+    generate,
+    run_pytest_in,
+    write_tree,
+)
 
 WALK = '''\
 def walk(doc, path):
@@ -82,18 +88,8 @@ def pairs(items):
 '''
 
 
-def _gen(repo: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
-    code = main(["gen", str(repo), "--sandbox", "local", "--json"])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0, report
-    assert run_pytest_in(repo).returncode == 0
-    return dict(report)
-
-
-@pytest.fixture(autouse=True)
-def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+def _gen(repo: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    return gen_report(repo, lambda: capsys.readouterr().out)
 
 
 def test_a_path_s_last_part_and_numbers_changed_reach_the_branches_behind_them(
@@ -105,7 +101,7 @@ def test_a_path_s_last_part_and_numbers_changed_reach_the_branches_behind_them(
     # "/a/0" with its last part replaced by the module's "-", and with its number one up.
     assert '"/a/-"' in text or '"/-"' in text
     assert 'match="past the end"' in text and '"/a/1"' in text
-    assert report["coverage_after"]["branch"] == 100.0  # type: ignore[index]
+    assert report["coverage_after"]["branch"] == 100.0
 
 
 def test_an_object_with_its_own_repr_and_no_equality_is_checked_by_its_repr(
@@ -127,7 +123,7 @@ def test_a_doctest_example_taking_another_branch_rides_in_the_table(
     table = function_source(text, "test_pairs", "items, expected")
     assert "([], [])," in text and "list(pairs(items)) == expected" in table
     assert text.count("def test_") == 1
-    assert report["coverage_after"]["branch"] == 100.0  # type: ignore[index]
+    assert report["coverage_after"]["branch"] == 100.0
 
 
 def test_variants_flip_a_keyword_flag_and_change_a_path_s_parts() -> None:

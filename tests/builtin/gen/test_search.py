@@ -1,11 +1,12 @@
-"""The second probe round: variants of the calls that went furthest, one literal changed
-at a time, for targets whose first calls left lines unrun."""
+"""The search rounds: variants of the calls that went furthest, one literal changed at a
+time, for targets whose first calls left lines unrun; a later round from the calls that
+reached a new branch."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,8 +14,7 @@ from coder.builtin.gen.calls import Call
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.search import left_to_reach, module_tokens, search_probes
 from coder.builtin.gen.types import Probe, Target
-from coder.cli import main
-from tests.helpers import commit_all, run_pytest_in, write_tree
+from tests.helpers import commit_all, gen_report, write_tree
 
 PERCENT = '''\
 ESCAPES = {"%": "percent", "&": "and"}
@@ -98,36 +98,32 @@ def test_a_variant_of_a_doctest_call_carries_no_expected_output() -> None:
     assert all(p.call.origin == "search" and not p.call.example for p in made)
 
 
+def _gen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, source: str
+) -> tuple[dict[str, Any], str]:
+    """`coder gen` (no mutants) on a repository holding `name`.py: its report and the
+    test file it wrote."""
+    repo = commit_all(write_tree(tmp_path / "repo", {f"{name}.py": source}))
+    report = gen_report(repo, lambda: capsys.readouterr().out, "--max-mutants", "0")
+    return report, (repo / "tests" / f"test_{name}.py").read_text()
+
+
 def test_a_branch_no_first_value_reaches_is_found_by_the_search(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for name in ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    repo = commit_all(write_tree(tmp_path / "repo", {"escapes.py": PERCENT}))
-    code = main(["gen", str(repo), "--sandbox", "local", "--json", "--max-mutants", "0"])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0, report
-    text = (repo / "tests" / "test_escapes.py").read_text()
+    report, text = _gen(tmp_path, capsys, "escapes", PERCENT)
     assert "%" in text or "&" in text  # a string with one of the module's own literals
     assert report["coverage_after"]["line"] == 100.0
-    assert run_pytest_in(repo).returncode == 0
 
 
 def test_a_later_round_varies_the_calls_that_reached_further(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """ "ab" -> "a<b" (one bracket: a new path) -> "a<<b" (two: "deep"). One round of
     variants of the first calls never put two brackets in one string."""
-    for name in ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    repo = commit_all(write_tree(tmp_path / "repo", {"nesting.py": NESTING}))
-    code = main(["gen", str(repo), "--sandbox", "local", "--json", "--max-mutants", "0"])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0, report
-    text = (repo / "tests" / "test_nesting.py").read_text()
+    report, text = _gen(tmp_path, capsys, "nesting", NESTING)
     assert '"deep")' in text
     assert report["coverage_after"]["branch"] == 100.0
-    assert run_pytest_in(repo).returncode == 0
 
 
 def test_a_doctest_scenario_is_varied_through_its_earlier_lines_literals() -> None:

@@ -4,7 +4,7 @@ real candidate tests in a LocalSandbox."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from coder.workflows.gen.gate import (
     GATE_BUDGET_S,
@@ -13,6 +13,7 @@ from coder.workflows.gen.gate import (
     gate_budget,
     gate_problem,
 )
+from coder.workflows.gen.judge import Covered, judge_file
 from coder.workflows.gen.mutation import module_mutants
 from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.strength import AFTER_MIN_S, after_budget
@@ -107,3 +108,31 @@ def test_no_module_or_pass_starts_with_less_than_a_tenth_of_the_budget_left() ->
     assert not out_of_time(cast(Session, _Clock(40.0)), budget)  # 8 s left
     assert out_of_time(cast(Session, _Clock(43.0)), budget)  # 5 s: its probes would stop
     assert not out_of_time(cast(Session, _Clock(1000.0)), GenOptions())  # no budget
+
+
+def test_the_gate_s_seconds_are_asked_when_it_starts_not_before_the_reruns(
+    tmp_path: Path,
+) -> None:
+    """The reruns and the coverage run take their time out of the gate's: before, its
+    seconds were fixed before them, and a run ended 12 s past --time-budget."""
+    module = module_mutants("ranges.py", RANGE, 100)
+    module.ran = set(module.mutants)
+    asked: list[int] = []
+
+    class Counting(LocalSandbox):
+        runs = 0
+
+        def exec(self, *args: Any, **kwargs: Any) -> Any:
+            Counting.runs += 1
+            return super().exec(*args, **kwargs)
+
+    def seconds() -> float:
+        asked.append(Counting.runs)
+        return 5.0
+
+    with Counting(_setup(tmp_path)) as sandbox:
+        judged = judge_file(
+            sandbox, "tests/test_ranges.py", None, TESTS, Covered(), 2, 60, module, seconds
+        )
+    assert len(asked) == 1 and asked[0] >= 3  # after the 2 reruns and the coverage run
+    assert "test_at_the_low_edge" in [test.name for test in judged.kept]

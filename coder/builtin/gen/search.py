@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from coder.builtin.engine import Steps
@@ -33,7 +33,7 @@ MAX_ROUNDS = 3
 MAX_BASES = 3
 """The calls varied per target and round: those that ran the most of it."""
 MAX_VARIANTS = 20
-"""New calls per target in the second round."""
+"""New calls per target and round."""
 MAX_JOINED = 6
 """Of those, calls given one more keyword argument, per call varied."""
 MAX_TOKENS = 8
@@ -56,31 +56,53 @@ def searched(
     after the first varies only the calls of the round before that ran an arc no call
     had run (a parser's input one step further in), while the time lasts."""
     tokens, names = module_tokens(source), signatures(ast.parse(source))
-    found = {target.name: list(results) for target, results in parsed}
-    bases = dict(found)
-    tried = {target.name: list(target.probes) for target, _ in parsed}
+    search = _Search.of(parsed)
     for number in range(MAX_ROUNDS):
         if number and spent():
             break
         varied: list[Target] = []
         for target, _ in parsed:
-            results = found[target.name]
-            if target.name in bases and left_to_reach(target, results, lines, wanted(target)):
+            if target.name in search.bases and left_to_reach(
+                target, search.found[target.name], lines, wanted(target)
+            ):
                 params = target.params or names.get(target.name.split(".")[-1], [])
-                tried_target = replace(target, probes=tried[target.name])
-                probes = search_probes(tried_target, bases[target.name], tokens, params)
-                varied += [replace(target, probes=probes)] if probes else []
+                varied += search.variants(target, tokens, params)
         if not varied:
             break
         more, _ = yield from probed(varied, commands_of)
-        bases = {}
+        search.add(more)
+    return [(target, search.found[target.name]) for target, _ in parsed]
+
+
+@dataclass
+class _Search:
+    """Per target: the results found so far, the calls tried, and the results whose
+    calls the next round varies."""
+
+    found: dict[str, list[Result]]
+    tried: dict[str, list[Probe]]
+    bases: dict[str, list[Result]]
+
+    @classmethod
+    def of(cls, parsed: Parsed) -> _Search:
+        found = {target.name: list(results) for target, results in parsed}
+        tried = {target.name: list(target.probes) for target, _ in parsed}
+        return cls(found, tried, dict(found))
+
+    def variants(self, target: Target, tokens: list[str], params: list[str]) -> list[Target]:
+        """The target with the next round's calls as its probes (none: nothing new)."""
+        tried = replace(target, probes=self.tried[target.name])
+        probes = search_probes(tried, self.bases[target.name], tokens, params)
+        return [replace(target, probes=probes)] if probes else []
+
+    def add(self, more: Parsed) -> None:
+        self.bases = {}
         for target, results in more:
-            novel = _novel(results, found[target.name])
-            found[target.name] += results
-            tried[target.name] += [result.probe for result in results]
+            novel = _novel(results, self.found[target.name])
+            self.found[target.name] += results
+            self.tried[target.name] += [result.probe for result in results]
             if novel:
-                bases[target.name] = novel
-    return [(target, found[target.name]) for target, _ in parsed]
+                self.bases[target.name] = novel
 
 
 def _novel(results: list[Result], before: list[Result]) -> list[Result]:

@@ -43,23 +43,6 @@ _EQUALITY = ("__eq__", "__ne__")
 _REMOVER = re.compile(r"^(remove|discard|pop|delete|drop|take|withdraw)|^__delitem__$")
 
 
-def with_inherited(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> ast.ClassDef:
-    """`cls` with the methods it inherits from classes of the same module added to its
-    body (its own win), so their observers, adders and constructor serve it too."""
-    body, seen, lineage = list(cls.body), {m.name for m in methods(cls)}, [cls]
-    while lineage:
-        for base in lineage.pop(0).bases:
-            parent = classes.get(base.id) if isinstance(base, ast.Name) else None
-            if parent is None or parent is cls:
-                continue
-            inherited = [m for m in methods(parent) if m.name not in seen]
-            body += inherited
-            seen |= {m.name for m in inherited}
-            lineage.append(parent)
-    merged = ast.ClassDef(cls.name, cls.bases, cls.keywords, body, cls.decorator_list)
-    return ast.copy_location(merged, cls)
-
-
 def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: ModuleFacts) -> Target:
     target = Target(name, owner=cls.name if cls else "")
     nodes = _by_name(cls) if cls else {}

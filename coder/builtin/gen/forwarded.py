@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import ast
 
-MAX_DEPTH = 5
-"""Classes walked up to find the `__init__` a class inherits."""
+from coder.builtin.gen.nodes import methods, with_inherited
+from coder.builtin.gen.stored import class_of
 
 
 def forwarded_to(node: ast.FunctionDef, tree: ast.Module) -> ast.FunctionDef | None:
@@ -29,8 +29,11 @@ def forwarded_to(node: ast.FunctionDef, tree: ast.Module) -> ast.FunctionDef | N
     ):
         return None
     classes = {item.name: item for item in tree.body if isinstance(item, ast.ClassDef)}
-    owner = next((c for c in classes.values() if node in c.body), None)
-    return _inherited_init(owner, classes, MAX_DEPTH) if owner is not None else None
+    owner = class_of(node, tree)
+    if owner is None:
+        return None
+    inherited = with_inherited(ast.ClassDef(owner.name, owner.bases, [], [], []), classes)
+    return next((m for m in methods(inherited) if m.name == "__init__"), None)
 
 
 def _passes_on(node: ast.AST, vararg: str, kwarg: str) -> bool:
@@ -48,20 +51,3 @@ def _passes_on(node: ast.AST, vararg: str, kwarg: str) -> bool:
         for k in node.keywords
     )
     return starred and spread
-
-
-def _inherited_init(
-    cls: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int
-) -> ast.FunctionDef | None:
-    """The `__init__` of the first of `cls`'s bases (the module's classes) that has one."""
-    for base in cls.bases:
-        parent = classes.get(base.id) if isinstance(base, ast.Name) else None
-        if parent is None or parent is cls or depth == 0:
-            continue
-        for item in parent.body:
-            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-                return item
-        found = _inherited_init(parent, classes, depth - 1)
-        if found is not None:
-            return found
-    return None

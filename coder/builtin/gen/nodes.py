@@ -89,3 +89,20 @@ def exposed_classes(tree: ast.Module) -> set[str]:
             if isinstance(made, ast.Call) and isinstance(made.func, ast.Name):
                 found |= {made.func.id} & private
     return found
+
+
+def with_inherited(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> ast.ClassDef:
+    """`cls` with the methods it inherits from classes of the same module added to its
+    body (its own win), so their observers, adders and constructor serve it too."""
+    body, seen, lineage = list(cls.body), {m.name for m in methods(cls)}, [cls]
+    while lineage:
+        for base in lineage.pop(0).bases:
+            parent = classes.get(base.id) if isinstance(base, ast.Name) else None
+            if parent is None or parent is cls:
+                continue
+            inherited = [m for m in methods(parent) if m.name not in seen]
+            body += inherited
+            seen |= {m.name for m in inherited}
+            lineage.append(parent)
+    merged = ast.ClassDef(cls.name, cls.bases, cls.keywords, body, cls.decorator_list)
+    return ast.copy_location(merged, cls)

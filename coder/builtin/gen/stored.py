@@ -17,7 +17,7 @@ def as_the_class_uses_it(node: ast.FunctionDef, tree: ast.Module) -> ast.Functio
     """`node` with the bodies of its class's other methods appended, each attribute of
     `self` that `node` binds straight to a parameter spelled as that parameter (the
     methods' own names spelled apart), or `node` itself when there is nothing to add."""
-    cls = _class_of(node, tree)
+    cls = class_of(node, tree)
     kept = _kept(node) if cls is not None else {}
     if cls is None or not kept:
         return node
@@ -31,7 +31,7 @@ def as_the_class_uses_it(node: ast.FunctionDef, tree: ast.Module) -> ast.Functio
     return joined
 
 
-def _class_of(node: ast.FunctionDef, tree: ast.Module) -> ast.ClassDef | None:
+def class_of(node: ast.FunctionDef, tree: ast.Module) -> ast.ClassDef | None:
     for cls in ast.walk(tree):
         if isinstance(cls, ast.ClassDef) and any(item is node for item in cls.body):
             return cls

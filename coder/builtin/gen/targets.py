@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from coder.builtin.gen.argv import argv_readers, command_lines
 from coder.builtin.gen.calls import Call, plan_calls, with_varargs
-from coder.builtin.gen.classes import method_target, with_inherited
+from coder.builtin.gen.classes import method_target
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.descriptors import attribute_roles
 from coder.builtin.gen.doctests import doctest_probes
@@ -30,7 +30,7 @@ from coder.builtin.gen.examples import (
 from coder.builtin.gen.freeze import freeze_for, volatile_lines, volatile_sources
 from coder.builtin.gen.kwargs import vararg_values
 from coder.builtin.gen.messages import raise_messages
-from coder.builtin.gen.nodes import exposed_classes, state_kept_changed
+from coder.builtin.gen.nodes import exposed_classes, state_kept_changed, with_inherited
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.types import (
     Function,

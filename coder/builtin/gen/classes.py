@@ -15,7 +15,8 @@ from coder.builtin.gen.doctests import MAX_SCENARIOS, doctest_probes
 from coder.builtin.gen.examples import doctest_calls
 from coder.builtin.gen.kwargs import vararg_values
 from coder.builtin.gen.nodes import is_abstract, state_kept_changed
-from coder.builtin.gen.objects import MAX_OBSERVERS, constructor, instances, observers
+from coder.builtin.gen.objects import constructor, instances
+from coder.builtin.gen.observers import MAX_OBSERVERS, observers
 from coder.builtin.gen.operators import (
     BINARY,
     OPERATOR_FORMS,
@@ -65,7 +66,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
     target.documented = exceptions_named(cls) | (exceptions_named(node) if node else frozenset())
     if node is not None and refused_operand(node) == "refuses" and method not in _EQUALITY:
         target.documented |= {"TypeError"}  # `return NotImplemented`: Python raises it
-    target.observers = observers(cls, target.var, facts.tree)
+    target.observers = observers(cls, target.var, facts.tree, method)
     attribute, role = attribute_roles(cls, facts.tree).get(method, ("", ""))
     if role == "setter":  # `label = property(_get_label, _set_label)`: shows in `box.label`
         target.observers = [f"{var}.{attribute}", *target.observers][:MAX_OBSERVERS]

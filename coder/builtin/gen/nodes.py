@@ -16,6 +16,27 @@ def methods(cls: ast.ClassDef) -> list[Function]:
     return [node for node in cls.body if isinstance(node, Function)]
 
 
+def self_reached(method: Function, body: dict[str, Function]) -> set[str]:
+    """The methods `method` calls on self, directly or through the others it calls."""
+    reached: set[str] = set()
+    todo = [method]
+    while todo:
+        for name in _self_calls(todo.pop()) - reached:
+            reached.add(name)
+            if name in body:
+                todo.append(body[name])
+    return reached
+
+
+def _self_calls(node: Function) -> set[str]:
+    return {
+        call.func.attr
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        if isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
+    }
+
+
 def root_name(node: ast.expr) -> str:
     """The name an attribute or item chain starts from (`self.items[0]` -> "self"; "" when
     it starts from anything else)."""

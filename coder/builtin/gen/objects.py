@@ -1,13 +1,11 @@
-"""Objects to call methods on, built the way the module builds them, and the expressions
-that show their state.
+"""Objects to call methods on, built the way the module builds them.
 
 An instance comes from the constructor's typical call (`Cart()`), and also, when the
 module shows other ways, from those: the constructions in its docstrings
 (`OrderedSet([1, 2, 3])`, `Version.parse("1.2")`), a module function annotated to return
 the class, and the constructor with its defaulted parameters given typical values
-(`Cart(currency="abc")`) rather than a degenerate default instance. Its state shows in its
-public attributes, `len()`, properties, queries without arguments, and its `repr` when the
-class defines one.
+(`Cart(currency="abc")`) rather than a degenerate default instance. Its state shows
+through observers.py.
 """
 
 from __future__ import annotations
@@ -18,32 +16,13 @@ from dataclasses import replace
 
 from coder.builtin.gen.calls import Call, plan_calls
 from coder.builtin.gen.constants import ModuleFacts
-from coder.builtin.gen.descriptors import attribute_roles
 from coder.builtin.gen.examples import literal_call
 from coder.builtin.gen.kinds import COLLECTIONS, kind_of, size_of
 from coder.builtin.gen.params import Param, params_of
-from coder.builtin.gen.queries import is_query
 from coder.builtin.gen.types import Function, decorators, methods
 
 MAX_INSTANCES = 4
 """Other instances than the typical one, per class."""
-MAX_OBSERVERS = 4
-_MUTATOR_WORDS = tuple(
-    [
-        "pop",
-        "clear",
-        "reset",
-        "remove",
-        "delete",
-        "add",
-        "set",
-        "update",
-        "push",
-        "append",
-        "close",
-        "run",
-    ]
-)
 
 
 def instances(cls: ast.ClassDef, facts: ModuleFacts, typical: Call) -> list[Call]:
@@ -217,7 +196,7 @@ its values: `SplayList([3, 1, 2])`, not an empty `SplayList()` every method sees
 
 
 def _builtin_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
-    shape = _builtin_shape(cls, facts.tree)
+    shape = builtin_shape(cls, facts.tree)
     if not shape or any(m.name == "__new__" for m in methods(cls)):
         return []  # a constructor of its own: the builtin's is not what builds it
     stub = ast.parse(f"def __init__(self, {shape}, /): pass").body[0]
@@ -225,7 +204,7 @@ def _builtin_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
     return params_of(stub, True, facts)
 
 
-def _builtin_shape(cls: ast.ClassDef, tree: ast.Module | None) -> str:
+def builtin_shape(cls: ast.ClassDef, tree: ast.Module | None) -> str:
     """The parameter `_BUILTIN_BASES` gives the builtin `cls` extends, on any level of
     the module's own bases ("" for none)."""
     own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)} if tree else {}
@@ -260,40 +239,3 @@ def _dataclass_params(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param]:
     stub = ast.parse(f"def __init__(self, {source}): pass").body[0]
     assert isinstance(stub, Function)
     return params_of(stub, True, facts)
-
-
-def observers(cls: ast.ClassDef, var: str, tree: ast.Module | None = None) -> list[str]:
-    """Expressions that show an instance's state: public attributes set in __init__,
-    len(), its repr when the class writes one, properties, zero-argument queries that
-    change nothing, and the builtin it extends shown as one (`list(splay_list)`)."""
-    found: list[str] = []
-    for node in methods(cls):
-        kind = decorators(node)
-        if node.name == "__init__":
-            found += [f"{var}.{attr}" for attr in _public_attributes(node)]
-        elif node.name == "__len__":
-            found.append(f"len({var})")
-        elif node.name == "__repr__":
-            found.append(f"repr({var})")
-        elif node.name.startswith("_") or node.name.startswith(_MUTATOR_WORDS):
-            continue
-        elif "property" in kind:
-            found.append(f"{var}.{node.name}")
-        elif is_query(node, kind):
-            found.append(f"{var}.{node.name}()")
-    read = attribute_roles(cls, tree).values() if tree is not None else []
-    found += [f"{var}.{name}" for name, role in read if role == "property" and name[0] != "_"]
-    view = _builtin_shape(cls, tree).split(": ")[-1].split("[")[0]
-    found += [f"{view}({var})"] if view else []
-    return list(dict.fromkeys(found))[:MAX_OBSERVERS]
-
-
-def _public_attributes(init: Function) -> list[str]:
-    return [
-        target.attr
-        for node in ast.walk(init)
-        if isinstance(node, ast.Assign | ast.AnnAssign)
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-        if target.value.id == "self" and not target.attr.startswith("_")
-    ]

@@ -145,12 +145,18 @@ def _spec_call(number: int, probe: Probe, target: Target) -> dict[str, Any]:
         "setup": setup,
         "expr": _expression(probe.call),
         "bind": target.var if target.init and not probe.verbatim else None,
-        "observe": target.observers if target.var and probe.setup and not probe.verbatim else [],
+        "observe": target.observers if _observed(probe, target) else [],
         "freeze": target.freeze.spec() if target.freeze else None,
         "argv": list(probe.argv) or None,
         "imports": sorted({m for c in (*probe.setup, probe.call) for m in c.modules}),
         "operands": _operands(probe.call),
     }
+
+
+def _observed(probe: Probe, target: Target) -> bool:
+    """Whether the probe reads the instance's state after the call: the method's on the
+    instance its set-up built, and the constructor's on the instance it made."""
+    return bool(target.var) and bool(probe.setup or target.init) and not probe.verbatim
 
 
 def _operands(call: Call) -> list[str]:

@@ -161,6 +161,8 @@ def _name(target: Target, taken: set[str]) -> str:
 
 def table_name(target: Target) -> str:
     """`test_shipping_cost`, `test_ordered_set_issubset`: a table's name says its target."""
+    if target.init:  # `test_point_created`, as a constructor's single tests are named
+        return f"test_{snake_case(target.var)}_created"
     if target.owner:
         method = target.name.split(".")[-1]
         return f"test_{snake_case(target.var)}_{snake_case(method)}"

@@ -30,7 +30,12 @@ from coder.builtin.gen.examples import (
 from coder.builtin.gen.freeze import freeze_for, volatile_lines, volatile_sources
 from coder.builtin.gen.kwargs import vararg_values
 from coder.builtin.gen.messages import raise_messages
-from coder.builtin.gen.nodes import exposed_classes, state_kept_changed, with_inherited
+from coder.builtin.gen.nodes import (
+    exposed_classes,
+    self_reached,
+    state_kept_changed,
+    with_inherited,
+)
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.types import (
     Function,
@@ -190,7 +195,7 @@ def _hooked(own: dict[str, ast.ClassDef], merged: dict[str, ast.ClassDef]) -> di
         for method in body.values():
             if method.name in defined or method.name.startswith("_"):
                 continue
-            hooks = _reached(method, body) & defined
+            hooks = self_reached(method, body) & defined
             if hooks:
                 found[f"{name}.{method.name}"] = {f"{name}.{hook}" for hook in hooks}
     return found
@@ -208,7 +213,7 @@ def _abstract(own: dict[str, ast.ClassDef], merged: dict[str, ast.ClassDef]) -> 
         if inherited is None:  # a base of another module: what it defines is unknown
             continue
         for method in body.values():
-            if (_reached(method, body) - set(body) - inherited) & defined:
+            if (self_reached(method, body) - set(body) - inherited) & defined:
                 found.add(f"{name}.{method.name}")
     return found
 
@@ -229,27 +234,6 @@ def _from_elsewhere(name: str, own: dict[str, ast.ClassDef]) -> set[str] | None:
             elif base_name not in own:
                 return None
     return found
-
-
-def _reached(method: Function, body: dict[str, Function]) -> set[str]:
-    """The methods `method` calls on self, directly or through the others it calls."""
-    reached: set[str] = set()
-    todo = [method]
-    while todo:
-        for name in _self_calls(todo.pop()) - reached:
-            reached.add(name)
-            if name in body:
-                todo.append(body[name])
-    return reached
-
-
-def _self_calls(node: Function) -> set[str]:
-    return {
-        call.func.attr
-        for call in ast.walk(node)
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-        if isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
-    }
 
 
 def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Target:

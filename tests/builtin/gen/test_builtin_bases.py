@@ -13,7 +13,8 @@ from pathlib import Path
 
 from coder.builtin.gen import find_targets
 from coder.builtin.gen.constants import ModuleFacts
-from coder.builtin.gen.objects import constructor, observers
+from coder.builtin.gen.objects import constructor
+from coder.builtin.gen.observers import observers
 from coder.builtin.gen.params import params_of
 from coder.builtin.gen.usage import usage_hint
 from coder.builtin.gen.values import guessed_values

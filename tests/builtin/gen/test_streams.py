@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from coder.builtin.gen import find_targets
-from coder.builtin.gen.objects import observers
+from coder.builtin.gen.observers import observers
 from coder.builtin.gen.values import guessed_values
 from tests.helpers import generate, param_values, run_pytest_in
 

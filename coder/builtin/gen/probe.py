@@ -32,6 +32,7 @@ BOUNDED_LIST = "_coder_bounded_list"
 _SCRIPTS = [
     Path(__file__).with_name(name)
     for name in (
+        "probe_reload.py",
         "probe_mutants.py",
         "probe_trace.py",
         "probe_local.py",

@@ -25,6 +25,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from coder.builtin.gen.probe_reload import Reloader  # inlined in the probe
+
 Record = dict[str, Any]
 _LINE_END = re.compile(r"\r\n|\r|\n")
 MIN_MUTANT_TIMEOUT = 0.25
@@ -104,11 +106,12 @@ def kill_analysis(
         budget = min(budget, float(spec["deadline"]) - time.time())
     deadline = time.monotonic() + budget
     kills: dict[int, dict[str, str]] = {}
+    reloader = _reloader(source, str(module.__file__), starts)
     for mutant in spec.get("mutants") or []:
         reaching = [item for item in done if _reaches(item[1], mutant)]
         if not reaching or time.monotonic() > deadline:
             continue
-        mutated = _load(module, _mutated(source, starts, mutant))
+        mutated = _load(module, _mutated(reloader, starts, mutant))
         if mutated is None:
             continue
         for call, record, took in reaching:
@@ -132,8 +135,19 @@ def _source(module: types.ModuleType) -> str | None:
         return None
 
 
-def _mutated(source: str, starts: list[int], mutant: Record) -> str | None:
-    """The source with the mutant's change, or None when it no longer holds the original."""
+def _reloader(source: str, filename: str, starts: list[int]) -> Reloader | None:
+    try:
+        return Reloader(source, filename, starts)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _mutated(reloader: Reloader | None, starts: list[int], mutant: Record) -> list[Any] | None:
+    """The module's codes with the mutant's change, or None when its source no longer
+    holds the original there."""
+    if reloader is None:
+        return None
+    source = reloader.source
     try:
         start = starts[int(mutant["line"]) - 1] + int(mutant["col"])
         end = starts[int(mutant["end_line"]) - 1] + int(mutant["end_col"])
@@ -141,12 +155,12 @@ def _mutated(source: str, starts: list[int], mutant: Record) -> str | None:
         return None
     if hashlib.sha1(source[start:end].encode()).hexdigest()[:10] != mutant.get("sha"):
         return None
-    return source[:start] + str(mutant["text"]) + source[end:]
+    return reloader.codes(start, end, str(mutant["text"]))
 
 
-def _load(module: types.ModuleType, source: str | None) -> types.ModuleType | None:
-    """A fresh module object running `source` in `module`'s place (None if it fails)."""
-    if source is None:
+def _load(module: types.ModuleType, codes: list[Any] | None) -> types.ModuleType | None:
+    """A fresh module object running `codes` in `module`'s place (None if it fails)."""
+    if codes is None:
         return None
     fresh = types.ModuleType(module.__name__)
     for key in ("__file__", "__package__", "__spec__", "__path__", "__loader__"):
@@ -155,7 +169,8 @@ def _load(module: types.ModuleType, source: str | None) -> types.ModuleType | No
     signal.setitimer(signal.ITIMER_REAL, LOAD_TIMEOUT)
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            exec(compile(source, str(module.__file__), "exec"), vars(fresh))
+            for code in codes:
+                exec(code, vars(fresh))
     except BaseException:  # the mutant breaks the import (or loops): it tells no call apart
         return None
     finally:

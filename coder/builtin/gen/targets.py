@@ -96,7 +96,8 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
         target.volatile = bool(reaches) and target.freeze is None
         target.volatile_lines = reading if target.volatile else frozenset()
         targets.append(target)
-    return _capped(sorted(targets, key=_blind))
+    tiers = {name: 0 if name in read else _priority(name, exposed) for name in ordered}
+    return _capped(sorted(targets, key=_blind), tiers)
 
 
 def _blind(target: Target) -> bool:
@@ -105,24 +106,38 @@ def _blind(target: Target) -> bool:
     return bool(target.probes) and all(probe.call.origin == "blind" for probe in target.probes)
 
 
-def _capped(targets: list[Target]) -> list[Target]:
-    probed = 0
-    for target in targets:
-        if not target.skip:
-            probed += 1
-            if probed > MAX_TARGETS:
-                target.skip = OVER_CAP
+def _capped(targets: list[Target], tiers: dict[str, int]) -> list[Target]:
+    """The targets, those past the first MAX_TARGETS of the cap's order skipped."""
+    for target in _spread([t for t in targets if not t.skip], tiers)[MAX_TARGETS:]:
+        target.skip = OVER_CAP
     return targets
 
 
+def _spread(targets: list[Target], tiers: dict[str, int]) -> list[Target]:
+    """The order the cap takes targets in: within a tier (the public API, special
+    methods, helpers), each class's first method before any class's second, so a module
+    with one big class still gets its other classes probed. The targets keep their own
+    order for probing and writing (a class's tests stay together)."""
+    ranks: dict[tuple[bool, int, str], int] = {}
+    keyed = []
+    for index, target in enumerate(targets):
+        tier = (_blind(target), tiers.get(target.name, 0))
+        group = (*tier, target.owner or target.name)
+        ranks[group] = ranks.get(group, -1) + 1
+        keyed.append(((*tier, ranks[group], index), target))
+    return [target for _, target in sorted(keyed, key=lambda pair: pair[0])]
+
+
 def deferred(targets: list[Target]) -> list[Target]:
-    """The next MAX_TARGETS targets past the cap, to be probed after all."""
+    """The next MAX_TARGETS targets past the cap (in the cap's order), to be probed after
+    all, in their own order."""
     over = [target for target in targets if target.skip == OVER_CAP]
-    for target in over[:MAX_TARGETS]:
+    spread = _spread(over, {})
+    for target in spread[:MAX_TARGETS]:
         target.skip = ""
-    for target in over[MAX_TARGETS:]:
+    for target in spread[MAX_TARGETS:]:
         target.skip = f"over the {2 * MAX_TARGETS} targets probed per module"
-    return over[:MAX_TARGETS]
+    return [target for target in over if not target.skip]
 
 
 def add_command_lines(target: Target, lines: list[tuple[str, ...]]) -> None:

@@ -357,3 +357,19 @@ def test_special_methods_with_a_builtin_are_called_through_it(tmp_path: Path) ->
     generated = generate(tmp_path, {"level.py": NUMBERS}, "level", names)
     assert "import math" in generated.text and "import operator" in generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_the_cap_takes_each_classs_first_methods_before_one_classs_last() -> None:
+    big = "".join(
+        f"    def m{n}(self, x: int) -> int:\n        return x + {n}\n\n" for n in range(30)
+    )
+    small = "    def size(self) -> int:\n        return 1\n\n    def name(self) -> str:\n"
+    source = f"class Big:\n{big}\nclass Small:\n{small}        return 'small'\n"
+    source += "\n\ndef helper(x: int) -> int:\n    return x\n"
+    targets = find_targets(source, [], "m")
+    probed = [t.name for t in targets if not t.skip]
+    # Small's methods and the function are probed although Big alone has more methods
+    # than the cap; the probes and tests keep the module's order (a class's together).
+    assert probed == ["helper"] + [f"Big.m{n}" for n in range(22)] + ["Small.size", "Small.name"]
+    over = [t.name for t in targets if t.skip]
+    assert over == [f"Big.m{n}" for n in range(22, 30)]

@@ -18,7 +18,6 @@ import hashlib
 import importlib.util
 import io
 import json
-import re
 import signal
 import time
 import types
@@ -28,7 +27,6 @@ from typing import Any
 from coder.builtin.gen.probe_reload import Reloader  # inlined in the probe
 
 Record = dict[str, Any]
-_LINE_END = re.compile(r"\r\n|\r|\n")
 MIN_MUTANT_TIMEOUT = 0.25
 """Seconds a call may take under a mutant at least (10x its own time otherwise)."""
 LOAD_TIMEOUT = 2.0
@@ -100,18 +98,17 @@ def kill_analysis(
     source = _source(module)
     if source is None:
         return {}
-    starts = [0, *(found.end() for found in _LINE_END.finditer(source))]
     budget = float(spec.get("mutant_budget") or 0)
     if spec.get("deadline") is not None:  # the writing's own time runs out first
         budget = min(budget, float(spec["deadline"]) - time.time())
     deadline = time.monotonic() + budget
     kills: dict[int, dict[str, str]] = {}
-    reloader = _reloader(source, str(module.__file__), starts)
+    reloader = _reloader(source, str(module.__file__))
     for mutant in spec.get("mutants") or []:
         reaching = [item for item in done if _reaches(item[1], mutant)]
         if not reaching or time.monotonic() > deadline:
             continue
-        mutated = _load(module, _mutated(reloader, starts, mutant))
+        mutated = _load(module, _mutated(reloader, mutant))
         if mutated is None:
             continue
         for call, record, took in reaching:
@@ -135,19 +132,19 @@ def _source(module: types.ModuleType) -> str | None:
         return None
 
 
-def _reloader(source: str, filename: str, starts: list[int]) -> Reloader | None:
+def _reloader(source: str, filename: str) -> Reloader | None:
     try:
-        return Reloader(source, filename, starts)
+        return Reloader(source, filename)
     except (SyntaxError, ValueError, RecursionError):
         return None
 
 
-def _mutated(reloader: Reloader | None, starts: list[int], mutant: Record) -> list[Any] | None:
+def _mutated(reloader: Reloader | None, mutant: Record) -> list[Any] | None:
     """The module's codes with the mutant's change, or None when its source no longer
     holds the original there."""
     if reloader is None:
         return None
-    source = reloader.source
+    source, starts = reloader.source, reloader.starts
     try:
         start = starts[int(mutant["line"]) - 1] + int(mutant["col"])
         end = starts[int(mutant["end_line"]) - 1] + int(mutant["end_col"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import re
 from dataclasses import dataclass
 from types import CodeType
 
@@ -29,8 +30,11 @@ class _Chunk:
 class Reloader:
     """The codes that run `source` as a module, and those with one change made."""
 
-    def __init__(self, source: str, filename: str, starts: list[int]) -> None:
+    def __init__(self, source: str, filename: str) -> None:
         self.source, self.filename = source, filename
+        starts = [0, *(found.end() for found in re.finditer(r"\r\n|\r|\n", source))]
+        self.starts = starts
+        """Where each line of the source starts."""
         self.flags = 0
         self.chunks: list[_Chunk] = []
         tree = ast.parse(source, filename)
@@ -40,7 +44,7 @@ class Reloader:
                     feature = getattr(__future__, alias.name, None)
                     self.flags |= getattr(feature, "compiler_flag", 0)
         for group in _groups(tree.body):
-            first = min(getattr(n, "lineno", 1) for n in _starts(group[0]))
+            first = min(getattr(n, "lineno", 1) for n in _with_decorators(group[0]))
             last = group[-1].end_lineno or first
             end = starts[last] if last < len(starts) else len(source)
             code = compile(ast.Module(group, []), filename, "exec", self.flags, True)
@@ -66,7 +70,7 @@ def _groups(body: list[ast.stmt]) -> list[list[ast.stmt]]:
     """The statements, those sharing a line (`import a; import b`) in one group."""
     groups: list[list[ast.stmt]] = []
     for node in body:
-        first = min(getattr(n, "lineno", 1) for n in _starts(node))
+        first = min(getattr(n, "lineno", 1) for n in _with_decorators(node))
         if groups and (groups[-1][-1].end_lineno or 0) >= first:
             groups[-1].append(node)
         else:
@@ -74,6 +78,6 @@ def _groups(body: list[ast.stmt]) -> list[list[ast.stmt]]:
     return groups
 
 
-def _starts(node: ast.stmt) -> list[ast.AST]:
+def _with_decorators(node: ast.stmt) -> list[ast.AST]:
     """The statement and its decorators (which come on the lines before it)."""
     return [node, *getattr(node, "decorator_list", [])]

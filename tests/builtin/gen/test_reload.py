@@ -5,7 +5,6 @@ sharing a line."""
 
 from __future__ import annotations
 
-import re
 import traceback
 import types
 from pathlib import Path
@@ -43,10 +42,6 @@ class Box:
 '''
 
 
-def _starts(source: str) -> list[int]:
-    return [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", source))]
-
-
 def _module(tmp_path: Path, source: str) -> types.ModuleType:
     path = tmp_path / "capping.py"
     path.write_text(source)
@@ -68,9 +63,9 @@ def _mutant(source: str, line: int, original: str, replacement: str) -> dict[str
 
 def test_a_mutant_changes_its_statement_and_the_module_runs_whole(tmp_path: Path) -> None:
     module = _module(tmp_path, SOURCE)
-    reloader = Reloader(SOURCE, str(module.__file__), _starts(SOURCE))
+    reloader = Reloader(SOURCE, str(module.__file__))
     boundary = _mutant(SOURCE, 15, "value > LIMIT", "value >= LIMIT")
-    mutated = _load(module, _mutated(reloader, _starts(SOURCE), boundary))
+    mutated = _load(module, _mutated(reloader, boundary))
     assert mutated is not None
     assert mutated.capped(9) == 18  # the decorator still wraps it
     try:
@@ -91,15 +86,13 @@ def test_a_mutant_module_has_only_its_own_future_features(tmp_path: Path) -> Non
     # mutant evaluates them as the module itself does.
     module = _module(tmp_path, SOURCE)
     constant = _mutant(SOURCE, 3, "10", "11")
-    mutated = _load(
-        module, _mutated(Reloader(SOURCE, "capping.py", _starts(SOURCE)), _starts(SOURCE), constant)
-    )
+    mutated = _load(module, _mutated(Reloader(SOURCE, "capping.py"), constant))
     assert mutated is not None and mutated.LIMIT == 11
     assert mutated.capped.__wrapped__.__annotations__ == {"value": int, "return": int}
     postponed = "from __future__ import annotations\n" + SOURCE
-    reloader = Reloader(postponed, "capping.py", _starts(postponed))
+    reloader = Reloader(postponed, "capping.py")
     shifted = _mutant(postponed, 4, "10", "11")
-    mutated = _load(_module(tmp_path, postponed), _mutated(reloader, _starts(postponed), shifted))
+    mutated = _load(_module(tmp_path, postponed), _mutated(reloader, shifted))
     assert mutated is not None
     assert mutated.capped.__wrapped__.__annotations__ == {"value": "int", "return": "int"}
 
@@ -107,5 +100,5 @@ def test_a_mutant_module_has_only_its_own_future_features(tmp_path: Path) -> Non
 def test_a_change_that_no_longer_matches_the_source_loads_nothing(tmp_path: Path) -> None:
     boundary = _mutant(SOURCE, 15, "value > LIMIT", "value >= LIMIT")
     edited = SOURCE.replace("value > LIMIT", "value < LIMIT")
-    reloader = Reloader(edited, "capping.py", _starts(edited))
-    assert _mutated(reloader, _starts(edited), boundary) is None
+    reloader = Reloader(edited, "capping.py")
+    assert _mutated(reloader, boundary) is None

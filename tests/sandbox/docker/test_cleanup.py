@@ -249,7 +249,10 @@ def test_no_engine_with_sandbox_docker_exits_2_and_auto_falls_back(
     assert "weaker isolation than Docker" in captured.err
 
 
-def test_doctor_reports_engine_image_and_isolation(calc: Path, capsys: Any) -> None:
+def test_doctor_reports_engine_image_and_isolation(
+    calc: Path, capsys: Any, docker_client: Any
+) -> None:
+    """Needs the engine with the sandbox image (docker_client skips without one)."""
     assert main(["doctor", "--repo", str(calc), "--sandbox", "docker"]) == 0
     out = capsys.readouterr().out
     assert "docker engine" in out and "Docker " in out

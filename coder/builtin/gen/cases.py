@@ -70,7 +70,7 @@ def _rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]] | None:
     names = [
         n.value for n in header.elts if isinstance(n, ast.Constant) and isinstance(n.value, str)
     ]
-    if names != params or len(names) < 2:
+    if names != params or not names:
         return None
     rows = [row.elts for row in table.elts if isinstance(row, ast.Tuple)]
     if len(rows) != len(table.elts) or any(len(row) != len(names) for row in rows):

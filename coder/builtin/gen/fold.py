@@ -22,18 +22,20 @@ This works on the rendered tests, so it serves what table.py cannot tabulate: me
 with their set-up, doctest examples, errors. A literal the tests share stays written
 out; each one that varies is a column, named after the parameter it is passed as (the
 module's signatures say which), the variable it is assigned to, or `expected` for what
-the assert compares with. Tests with fixtures or marks stay as they are.
+the assert compares with (`out` for what a captured stream printed, `argv` for the
+value monkeypatched into `sys.argv`). Tests that take the same fixtures fold too, the
+fixtures after the columns; marked tests stay as they are.
 """
 
 from __future__ import annotations
 
 import ast
 
+from coder.builtin.gen.fold_columns import assigned_name, column_names
 from coder.builtin.gen.hints import STREAMS
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.render import Rendered
 from coder.builtin.gen.signatures import Signatures
-from coder.builtin.gen.values import free_name
 
 _INDENT = "    "
 
@@ -61,22 +63,23 @@ def folded(tests: list[Rendered], name: str, taken: set[str], known: Signatures)
 class _Shape:
     """A test's body with its literals taken out."""
 
-    def __init__(self, source: str, body: list[ast.stmt], literals: list[ast.expr]) -> None:
+    def __init__(self, source: str, function: ast.FunctionDef, literals: list[ast.expr]) -> None:
         self.source = source
-        self.body = body
+        self.body = function.body
+        self.fixtures = [arg.arg for arg in function.args.args]
         self.literals = literals
         self.texts = [_text(source, node) for node in literals]
-        self.skeleton = ast.dump(ast.Module(body, []))
+        self.skeleton = ast.dump(ast.Module(self.body, [])) + repr(self.fixtures)
 
 
 def _shape(test: Rendered) -> _Shape | None:
-    if not test.source.startswith("def ") or "()" not in test.source.split("\n", 1)[0]:
-        return None  # marked, or takes fixtures
+    if not test.source.startswith("def "):
+        return None  # marked
     try:
         function = ast.parse(test.source).body[0]
     except SyntaxError:
         return None
-    if not isinstance(function, ast.FunctionDef):
+    if not isinstance(function, ast.FunctionDef) or _special(function.args):
         return None
     literals: list[ast.expr] = []
     expected = {  # what an assert compares with, as a whole: `== OrderedSet([2, 3])`
@@ -90,7 +93,12 @@ def _shape(test: Rendered) -> _Shape | None:
     expected |= {id(node) for node in ast.walk(function) if _spelled(node, roots)}
     for stmt in function.body:
         _take_literals(stmt, literals, expected)
-    return _Shape(test.source, function.body, literals) if literals else None
+    return _Shape(test.source, function, literals) if literals else None
+
+
+def _special(args: ast.arguments) -> bool:
+    """Arguments other than plain fixtures: the test's own, not a table's."""
+    return bool(args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults)
 
 
 def _take_literals(node: ast.AST, found: list[ast.expr], whole: set[int]) -> None:
@@ -143,7 +151,8 @@ def _literal(node: ast.expr) -> bool:
         parts = (node.lower, node.upper, node.step)
         return all(part is None or _literal(part) for part in parts)
     if isinstance(node, ast.Constant):
-        return not isinstance(node.value, str) or "\n" not in node.value
+        one_line = getattr(node, "end_lineno", None) == getattr(node, "lineno", None)
+        return not isinstance(node.value, str) or "\n" not in node.value or one_line
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return isinstance(node.operand, ast.Constant)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
@@ -174,7 +183,7 @@ def _table(
     if all(test.name.startswith(f"{name}_raises") for test, _ in group):
         name = f"{name}_raises"  # test_docopt_raises(argv): every row raises
     assigned = _assigned(first)
-    columns = _columns(first, varying, known, assigned)
+    columns = column_names(first, varying, known, assigned)
     order = sorted(range(len(varying)), key=lambda n: columns[n].startswith("expected"))
     varying, columns = [varying[n] for n in order], [columns[n] for n in order]
     trailing = "," * (len(varying) == 1)
@@ -187,7 +196,8 @@ def _table(
     header = "(" + ", ".join(f'"{c}"' for c in columns) + ("," if len(columns) == 1 else "") + ")"
     lines = ["@pytest.mark.parametrize(", f"{_INDENT}{header},", f"{_INDENT}["]
     lines += [out for row in rows for out in laid_out(row, _INDENT * 2)]
-    lines += [f"{_INDENT}],", ")", f"def {unique}({', '.join(columns)}):", *body]
+    signature = ", ".join([*columns, *first.fixtures])  # the fixtures the tests took
+    lines += [f"{_INDENT}],", ")", f"def {unique}({signature}):", *body]
     tests = [test for test, _ in group]
     names = set().union(*(t.names for t in tests))
     modules = set().union(*(t.modules for t in tests))
@@ -207,7 +217,7 @@ def _body(
         if node.end_lineno is None or node.end_col_offset is None:
             return None
         stmt = assigned.get(index)
-        if stmt is not None and _target(stmt) == columns[index] and stmt.end_lineno:
+        if stmt is not None and assigned_name(stmt) == columns[index] and stmt.end_lineno:
             del lines[stmt.lineno - 1 : stmt.end_lineno]
             continue
         head = lines[node.lineno - 1][: _column(lines[node.lineno - 1], node.col_offset)]
@@ -226,71 +236,16 @@ def _column(line: str, byte_offset: int) -> int:
     return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
 
 
-def _columns(
-    shape: _Shape, varying: list[int], known: Signatures, assigned: dict[int, ast.stmt]
-) -> list[str]:
-    nodes = [node for stmt in shape.body for node in ast.walk(stmt)]
-    parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
-    placeholders = {n.id: n for n in nodes if isinstance(n, ast.Name) and n.id.startswith("_")}
-    dropped = {_target(assigned[index]) for index in varying if index in assigned}
-    used = [
-        n.id
-        for n in nodes
-        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in dropped
-    ]
-    names: list[str] = []
-    for index in varying:
-        node = placeholders.get(f"_{index + 1}")
-        wanted = _named(node, parents, known) if node is not None else "value"
-        names.append(free_name(wanted, [*used, *names]))
-    return names
-
-
 def _assigned(shape: _Shape) -> dict[int, ast.stmt]:
     """Literals alone on a line `name = <literal>` that no earlier line names: columns."""
     found: dict[int, ast.stmt] = {}
     for position, stmt in enumerate(shape.body):
         value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        if not (isinstance(value, ast.Name) and value.id[1:].isdigit()) or not _target(stmt):
+        if not (isinstance(value, ast.Name) and value.id[1:].isdigit()) or not assigned_name(stmt):
             continue
         earlier = {
             n.id for s in shape.body[:position] for n in ast.walk(s) if isinstance(n, ast.Name)
         }
-        if _target(stmt) not in earlier:
+        if assigned_name(stmt) not in earlier:
             found[int(value.id[1:]) - 1] = stmt
     return found
-
-
-def _target(stmt: ast.stmt) -> str:
-    target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
-    return target.id if isinstance(target, ast.Name) else ""
-
-
-def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> str:
-    parent = parents.get(id(node))
-    if isinstance(parent, ast.Call):
-        callee = parent.func
-        called = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", "")
-        if called == "approx":  # pytest.approx(expected)
-            return _named(parent, parents, known)
-        if f"{ast.unparse(callee)}(".startswith(STREAMS):  # what `io.StringIO(...)` holds
-            return f"{_named(parent, parents, known)}_content"
-        for keyword_ in parent.keywords:
-            if keyword_.value is node and keyword_.arg:
-                return keyword_.arg
-        params = known.get(called, [])
-        position = next((n for n, arg in enumerate(parent.args) if arg is node), -1)
-        if 0 <= position < len(params):
-            return params[position]
-        return "value"
-    if isinstance(parent, ast.Compare) and parent.left is not node:
-        return "expected"
-    if isinstance(parent, ast.Compare):
-        return "item"
-    if isinstance(parent, ast.Subscript):
-        return (known.get("__getitem__") or ["key"])[0]
-    if isinstance(parent, ast.Assign) and isinstance(parent.targets[0], ast.Name):
-        return parent.targets[0].id
-    if isinstance(parent, ast.keyword) and parent.arg:
-        return parent.arg
-    return "value"

@@ -13,15 +13,16 @@ they differ), and functions of one shape side by side with the function as a col
         assert function(word) == expected
 
 A row per former check, the same check (cases.py reads them back): only the grouping
-changes, never which checks exist. A function's rows may pass different arguments; a row
-that leaves one out gets the function's literal default (none: its tests stay apart).
-Tests of other shapes (set-up, fixtures, marks, methods) are kept as they are.
+changes, never which checks exist (a call checked `is None` is a row `None` of the
+function's table of values, and its whole numbers join its `pytest.approx` rows when
+it has some). A function's rows may pass different arguments; a row that leaves one out
+gets the function's literal default (none: its tests stay apart). Tests of other shapes (set-up, fixtures, marks, methods) are kept as they are.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from coder.builtin.gen.cases import Case, cases
 from coder.builtin.gen.parametrize import parametrized
@@ -55,8 +56,12 @@ def regrouped(
     the test file has besides these)."""
     groups: dict[Key, _Group] = {}
     order: list[Pair | Key] = []
-    for pair in tests:
-        key, found = _key(pair, targets)
+    keyed = [(pair, *_key(pair, targets)) for pair in tests]
+    values = _value_checks([(key, found) for _, key, found in keyed if key])
+    for pair, key, found in keyed:
+        check = values.get(key[:2], "") if key else ""
+        if key and check and check != key[2] and (key[2] == "==" or _none(key, found)):
+            key, found = (*key[:2], check, ""), [replace(case, check=check) for case in found]
         if key is None:
             order.append(pair)
             continue
@@ -91,6 +96,31 @@ def _key(pair: Pair, targets: dict[str, Target]) -> tuple[Key | None, list[Case]
         return None, []
     callee, check = kinds.pop()
     return (pair[0], callee, check, ""), found  # a function's errors of every type together
+
+
+def _value_checks(keyed: list[tuple[Key, list[Case]]]) -> dict[tuple[str, str], str]:
+    """The check a function's table of values makes: `pytest.approx` when some of its
+    values are compared so and the others are numbers too, else `==`."""
+    checks: dict[tuple[str, str], set[str]] = {}
+    for key, found in keyed:
+        numbers = key[2] == "==" and all(map(_number, found))
+        checks.setdefault((key[0], key[1]), set()).add("numbers" if numbers else key[2])
+    chosen = {}
+    for function, kinds in checks.items():
+        if "approx" in kinds and "==" not in kinds:
+            chosen[function] = "approx"  # 3 == pytest.approx(3): its ints join its floats
+        elif kinds & {"==", "numbers", "approx"}:
+            chosen[function] = "=="
+    return chosen
+
+
+def _number(case: Case) -> bool:
+    return _type(case.expected) in ("int", "float")
+
+
+def _none(key: Key, found: list[Case]) -> bool:
+    """Checks that a call returns None: `== None` rows of the function's own table."""
+    return key[2] == "is" and all(case.expected == "None" for case in found)
 
 
 def _rows(target: Target, found: list[Case]) -> list[dict[str, str]] | None:

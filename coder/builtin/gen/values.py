@@ -264,7 +264,10 @@ def _slug(text: str) -> str:
 def literal_source(node: ast.expr) -> str:
     """A literal argument as a test would spell it: "double" quotes, no u prefix."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return double_quoted(repr(node.value))
+        text = node.value
+        if "\\" in text and text.isprintable() and '"' not in text and text[-1] != "\\":
+            return f'r"{text}"'  # a pattern reads as it is matched: r"\(must be 0\.\.9\)"
+        return double_quoted(repr(text))
     return double_quoted(ast.unparse(node))
 
 

@@ -7,6 +7,8 @@ import ast
 from pathlib import Path
 
 from coder.builtin.gen.argv import argv_readers, command_lines
+from coder.builtin.gen.fold import folded
+from coder.builtin.gen.render import Rendered
 from coder.builtin.gen.targets import find_targets
 from tests.helpers import generate, run_pytest_in
 
@@ -77,3 +79,39 @@ def test_the_generated_tests_set_argv_and_check_what_was_printed(tmp_path: Path)
     assert "def test_main_with_argv_" in generated.text
     assert "SystemExit" not in generated.text  # argparse's exits are not the module's
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_command_line_tests_taking_the_same_fixtures_fold_into_one_table(tmp_path: Path) -> None:
+    def test(name: str, argv: str, out: str) -> Rendered:
+        body = f'    monkeypatch.setattr("sys.argv", {argv})\n    assert main() == 0\n'
+        body += f'    assert capsys.readouterr().out == "{out}"\n'
+        return Rendered(name, f"def {name}(monkeypatch, capsys):\n{body}", {"main"})
+
+    tests = [
+        test("test_main_with_argv_1", '["cli", "1"]', "1!\\n"),
+        test("test_main_with_argv_times_2_hi", '["cli", "--times", "2", "hi"]', "HI!\\nHI!\\n"),
+    ]
+    quiet = Rendered(
+        "test_main_with_argv_quiet",
+        'def test_main_with_argv_quiet(monkeypatch):\n    monkeypatch.setattr("sys.argv", '
+        '["cli", "--quiet", "1"])\n    assert main() == 0\n',
+    )
+    table, alone = folded([*tests, quiet], "test_main", set(), {})
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("argv", "out"),\n'
+        "    [\n"
+        '        (["cli", "1"], "1!\\n"),\n'
+        '        (["cli", "--times", "2", "hi"], "HI!\\nHI!\\n"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_main(argv, out, monkeypatch, capsys):\n"
+        '    monkeypatch.setattr("sys.argv", argv)\n'
+        "    assert main() == 0\n"
+        "    assert capsys.readouterr().out == out\n"
+    )
+    assert alone is quiet  # other fixtures: a test of its own
+    (tmp_path / "cli.py").write_text(CLI)
+    header = "import pytest\n\nfrom cli import main\n\n\n"
+    (tmp_path / "test_cli.py").write_text(header + table.source)
+    assert "2 passed" in run_pytest_in(tmp_path).stdout

@@ -221,3 +221,133 @@ def test_a_stream_is_never_a_row_of_a_regrouped_table() -> None:
     plain = [(name, replace(t, source=t.source.replace("io.StringIO", ""))) for name, t in tests]
     out, _ = regrouped(plain, {"count_lines": count}, set())
     assert len(out) == 1  # the same checks on texts do make one table
+
+
+def test_a_one_column_table_of_errors_joins_the_functions_other_errors(tmp_path: Path) -> None:
+    # roman's toRoman: two out-of-range rows in a one-column table, a third error apart
+    one_column = Rendered(
+        "test_halve_raises",
+        '@pytest.mark.parametrize(\n    ("n",),\n    [\n        (-2,),\n        (-4,),\n    ],\n)\n'
+        'def test_halve_raises(n):\n    with pytest.raises(ValueError, match="neg"):\n'
+        "        halve(n)\n",
+        {"halve"},
+        True,
+        set(),
+        frozenset({1, 2}),
+    )
+    apart = Rendered(
+        "test_halve_raises_for_half",
+        'def test_halve_raises_for_half():\n    with pytest.raises(NotWholeError, match=r"a\\.b"):'
+        "\n        halve(2.5)\n",
+        {"halve", "NotWholeError"},
+        True,
+        set(),
+        frozenset({3}),
+    )
+    assert len(cases(one_column.source) or []) == 2  # read back row by row
+    target = Target("halve", params=["n"])
+    [(_, table)], _ = regrouped([("halve", one_column), ("halve", apart)], {"halve": target}, set())
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("n", "error", "match"),\n'
+        "    [\n"
+        '        (-2, ValueError, "neg"),\n'
+        '        (-4, ValueError, "neg"),\n'
+        '        (2.5, NotWholeError, r"a\\.b"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_halve_raises(n, error, match):\n"
+        "    with pytest.raises(error, match=match):\n"
+        "        halve(n)\n"
+    )
+    assert table.results == frozenset({1, 2, 3})
+
+
+FIND = '''\
+def find(words, word):
+    """The index of `word` in `words`, None when it is not there."""
+    for index, each in enumerate(words):
+        if each == word:
+            return index
+    return None
+'''
+
+
+def test_a_none_result_is_a_row_of_the_functions_table_of_values(tmp_path: Path) -> None:
+    def test(name: str, body: str, number: int) -> Rendered:
+        source = f"def {name}():\n    {body}\n"
+        return Rendered(name, source, {"find"}, False, set(), frozenset({number}))
+
+    tests = [
+        ("find", test("test_find", 'assert find(["a", "b"], "b") == 1', 1)),
+        ("find", test("test_find_none", 'assert find(["a"], "z") is None', 2)),
+        ("find", test("test_find_first", 'assert find(["a"], "a") == 0', 3)),
+    ]
+    target = Target("find", params=["words", "word"])
+    [(_, table)], replaced = regrouped(tests, {"find": target}, set())
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("words", "word", "expected"),\n'
+        "    [\n"
+        '        (["a", "b"], "b", 1),\n'
+        '        (["a"], "z", None),\n'
+        '        (["a"], "a", 0),\n'
+        "    ],\n"
+        ")\n"
+        "def test_find(words, word, expected):\n"
+        "    assert find(words, word) == expected\n"
+    )
+    assert replaced == {"test_find": tests}
+    # a function that only ever returns None keeps its `is None` check
+    alone = [("find", test("test_find_none", 'assert find(["a"], "z") is None', 2))]
+    assert regrouped(alone, {"find": target}, set())[0] == alone
+    repo = write_tree(tmp_path, {"finder.py": FIND})
+    header = "import pytest\n\nfrom finder import find\n\n\n"
+    (repo / "test_finder.py").write_text(header + table.source)
+    assert "3 passed" in run_pytest_in(repo).stdout
+
+
+SECONDS = '''\
+def seconds(text):
+    """`text` like "90s", "1.5m" or "2h" in seconds; None when it is none of those."""
+    units = {"s": 1, "m": 60, "h": 3600}
+    if not text or text[-1] not in units:
+        return None
+    number = float(text[:-1]) if "." in text else int(text[:-1])
+    return number * units[text[-1]]
+'''
+
+
+def test_whole_numbers_join_a_functions_approximate_ones_and_none_joins_them(
+    tmp_path: Path,
+) -> None:
+    def test(name: str, body: str, number: int) -> Rendered:
+        source = f"def {name}():\n    {body}\n"
+        return Rendered(name, source, {"seconds"}, True, set(), frozenset({number}))
+
+    tests = [
+        ("seconds", test("test_seconds", 'assert seconds("90s") == 90', 1)),
+        ("seconds", test("test_seconds_2", 'assert seconds("1.5m") == pytest.approx(90.0)', 2)),
+        ("seconds", test("test_seconds_3", 'assert seconds("2d") is None', 3)),
+    ]
+    [(_, table)], _ = regrouped(tests, {"seconds": Target("seconds", params=["text"])}, set())
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("text", "expected"),\n'
+        "    [\n"
+        '        ("90s", 90),\n'
+        '        ("1.5m", 90.0),\n'
+        '        ("2d", None),\n'
+        "    ],\n"
+        ")\n"
+        "def test_seconds(text, expected):\n"
+        "    assert seconds(text) == pytest.approx(expected)\n"
+    )
+    repo = write_tree(tmp_path, {"durations.py": SECONDS})
+    header = "import pytest\n\nfrom durations import seconds\n\n\n"
+    (repo / "test_durations.py").write_text(header + table.source)
+    assert "3 passed" in run_pytest_in(repo).stdout
+    # a text compared with `==` keeps the function's values exact
+    texts = [*tests, ("seconds", test("test_seconds_4", 'assert seconds("x") == "x"', 4))]
+    out, _ = regrouped(texts, {"seconds": Target("seconds", params=["text"])}, set())
+    assert [len(cases(t.source) or []) for _, t in out] == [3, 1]  # 90, None, "x"; 90.0

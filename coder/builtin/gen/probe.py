@@ -101,7 +101,8 @@ def probe_commands(
         chunk = {**spec, "calls": part}
         runs = []
         for run, measure in ((1, True), (2, False)):
-            argument = shlex.quote(json.dumps({**chunk, "measure": measure}))
+            shared = {"mutants": mutants[run - 1 :: 2]} if mutants else {}  # a half each
+            argument = shlex.quote(json.dumps({**chunk, "measure": measure, **shared}))
             runs.append(
                 f"echo '{RUN_MARK}{run}'; PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED={run} "
                 f"python3 - {argument} <<'CODER_PROBE'\n{script}\nCODER_PROBE\n"
@@ -196,7 +197,8 @@ def parse_probe_output(output: str, target: Target) -> tuple[list[Result], str]:
     for number, probe in enumerate(target.probes):
         one, two = first.get(str(number)), second.get(str(number))
         if one is not None and two is not None and _agree(one, two):
-            results.append(_result(probe, one))
+            kills = {**(one.get("kills") or {}), **(two.get("kills") or {})}  # a half each
+            results.append(_result(probe, {**one, "kills": kills}))
     return [r for r in results if r.kind in ("return", "raise")], ""
 
 

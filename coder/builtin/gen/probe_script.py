@@ -6,8 +6,10 @@ one JSON line per call after the `@@probe ` marker: {id, kind: return|raise|time
 setup_error, repr, type, literal_ok, float, expect, raised_at, before, after, stdout,
 lines, digest, local}; with `measure` off only {id, digest}, what the first run is
 compared by.
-When the spec lists mutants, the measured run then reports which of them each call
-notices (probe_mutants.py, sent with this script): one more line per call, {id, kills}.
+When the spec lists mutants, each run then reports which of them each call notices
+(probe_mutants.py, sent with this script): one more line per call, {id, kills}. The two
+runs run side by side, so each takes half of the target's mutants: the mutants' runs,
+most of a probe's time, take both cores.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def main(spec: dict[str, Any]) -> None:
         done.append((call, record, time.monotonic() - started))
         shown = {k: v for k, v in record.items() if not k.startswith("_")}
         _emit(shown if spec.get("measure") else {"id": call["id"], "digest": record["digest"]})
-    if spec.get("measure") and spec.get("mutants"):
+    if spec.get("mutants"):
         kills = kill_analysis(module, done, spec, _under_mutant)
         for number, found in sorted(kills.items()):
             _emit({"id": number, "kills": found})
@@ -97,7 +99,8 @@ def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> di
     namespace["_coder_bounded_list"] = _bounded_list  # probe.BOUNDED_LIST
     record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
-    tracer = LineTracer(str(module.__file__)) if spec.get("measure") else None
+    traced = spec.get("measure") or spec.get("mutants")  # which calls reach a mutant
+    tracer = LineTracer(str(module.__file__)) if traced else None
     try:
         for name in call.get("imports", ()):  # names spelled from their own module
             importlib.import_module(name)

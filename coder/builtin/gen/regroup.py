@@ -16,7 +16,8 @@ A row per former check, the same check (cases.py reads them back): only the grou
 changes, never which checks exist (a call checked `is None` is a row `None` of the
 function's table of values, and its whole numbers join its `pytest.approx` rows when
 it has some). A function's rows may pass different arguments; a row that leaves one out
-gets the function's literal default (none: its tests stay apart). Tests of other shapes (set-up, fixtures, marks, methods) are kept as they are.
+gets the function's literal default (none: its tests stay apart). Tests of other shapes
+(set-up, fixtures, marks, methods) are kept as they are.
 """
 
 from __future__ import annotations

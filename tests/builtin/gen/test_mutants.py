@@ -4,6 +4,7 @@ names them), end to end through the real Agent and LocalSandbox."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 import types
@@ -186,3 +187,30 @@ def test_past_the_writing_deadline_no_probe_call_starts(tmp_path: Path) -> None:
 
     assert [r.repr for r in results(time.time() + 60)] == ["'fail'", "'pass'", "'pass'"]
     assert results(time.time() - 1) == []  # the writing's time is spent: nothing runs
+
+
+def test_the_two_probe_runs_share_the_mutants_and_the_result_holds_both_halves(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "grade.py").write_text(GRADE)
+    pool = MutantPool(GRADE, "grade.py", None, set())
+    mutants = pool.spec_for("grade", (4, 7))
+    assert len(mutants) >= 4
+    probes = [Probe(Call("grade", (str(score),))) for score in (50, 49)]
+    target = Target("grade", probes=probes)
+    [(command, timeout)] = probe_commands(target, "grade", ".", mutants)
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=timeout)  # fmt: skip
+    runs = done.stdout.split("@@probe-run ")[1:]
+    halves = [{m for line in run.splitlines() if '"kills"' in line
+               for m in json.loads(line.split(" ", 1)[1])["kills"]} for run in runs]  # fmt: skip
+    ids = {str(m["id"]) for m in mutants}
+    assert halves[0] and halves[1] and not halves[0] & halves[1]  # each run its own half
+    assert halves[0] <= {str(m["id"]) for m in mutants[0::2]}
+    assert halves[1] <= {str(m["id"]) for m in mutants[1::2]}
+    found, problem = parse_probe_output(done.stdout, target)
+    assert not problem
+    killed = {str(m) for result in found for m in result.kills}
+    assert killed == halves[0] | halves[1] and killed <= ids
+    boundary = next(m for m in mutants if m["text"] == "score > PASS")
+    assert boundary["id"] in found[0].kills  # 50 passes, and would fail under `>`

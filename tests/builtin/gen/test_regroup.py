@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from coder.builtin.gen import Target
@@ -141,10 +142,11 @@ def test_a_functions_errors_of_several_types_share_a_table_with_the_type_a_colum
     assert "2 passed" in run_pytest_in(repo).stdout
 
 
-def _test(name: str, body: str, results: int) -> Rendered:
-    return Rendered(
-        name, f"def {name}():\n    {body}\n", {"repeat"}, False, set(), frozenset({results})
-    )
+def _test(
+    name: str, body: str, results: int, names: frozenset[str] = frozenset({"repeat"})
+) -> Rendered:
+    source = f"def {name}():\n    {body}\n"
+    return Rendered(name, source, set(names), "pytest." in body, set(), frozenset({results}))
 
 
 REPEAT = Target("repeat", params=["word", "times", "sep"], defaults={"times": "2", "sep": '" "'})
@@ -274,10 +276,7 @@ def find(words, word):
 
 
 def test_a_none_result_is_a_row_of_the_functions_table_of_values(tmp_path: Path) -> None:
-    def test(name: str, body: str, number: int) -> Rendered:
-        source = f"def {name}():\n    {body}\n"
-        return Rendered(name, source, {"find"}, False, set(), frozenset({number}))
-
+    test = partial(_test, names=frozenset({"find"}))
     tests = [
         ("find", test("test_find", 'assert find(["a", "b"], "b") == 1', 1)),
         ("find", test("test_find_none", 'assert find(["a"], "z") is None', 2)),
@@ -321,10 +320,7 @@ def seconds(text):
 def test_whole_numbers_join_a_functions_approximate_ones_and_none_joins_them(
     tmp_path: Path,
 ) -> None:
-    def test(name: str, body: str, number: int) -> Rendered:
-        source = f"def {name}():\n    {body}\n"
-        return Rendered(name, source, {"seconds"}, True, set(), frozenset({number}))
-
+    test = partial(_test, names=frozenset({"seconds"}))
     tests = [
         ("seconds", test("test_seconds", 'assert seconds("90s") == 90', 1)),
         ("seconds", test("test_seconds_2", 'assert seconds("1.5m") == pytest.approx(90.0)', 2)),

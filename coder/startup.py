@@ -4,6 +4,7 @@ traceback of the import machinery. Only the command sets this, never a library u
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -22,5 +23,10 @@ def quiet_interrupts() -> None:
 
 
 def _interrupted_early(signum: int, frame: FrameType | None) -> None:
-    sys.stderr.write("coder: interrupted before it started; nothing was changed\n")
-    raise SystemExit(128 + signum)
+    """End the process at once: a SystemExit raised here could land inside a library's
+    import (pydantic wraps it in a SchemaError while it builds a model's validator) and
+    come out as a traceback. Before main() takes over nothing was written or started."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write("coder: interrupted before it started; nothing was changed\n")
+        sys.stderr.flush()
+    os._exit(128 + signum)

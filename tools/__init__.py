@@ -26,6 +26,7 @@ from tools.harness.coverage import (
 from tools.harness.forked import function_of
 from tools.harness.held import Held, Swaps
 from tools.harness.inplace import write_now
+from tools.harness.lean import skipping, unneeded_plugins
 from tools.harness.mutants import Mutant, apply_mutant, mutants_for
 from tools.harness.mutation import mutant_timeout, run_mutants
 from tools.harness.outcomes import MutantOutcome, MutantStatus, MutationResult, OperatorScore
@@ -101,6 +102,8 @@ __all__ = [
     "Held",
     "Swaps",
     "run_pytest",
+    "skipping",
+    "unneeded_plugins",
     "summary_line",
     "tests_only_policy",
 ]

@@ -17,6 +17,7 @@ from typing import Protocol
 from sandbox import ExecResult, Sandbox, SandboxError
 from tools.harness.held import Held
 from tools.harness.inplace import install, installing, plugin_source
+from tools.harness.lean import skipped_plugins
 from tools.harness.reportfile import from_output, from_report, parse_report
 from tools.harness.testrun import TestOutcome, TestRun
 
@@ -65,8 +66,9 @@ def pytest_command(tests: list[str] | None = None, runner: str = DEFAULT_RUNNER)
         f"env PYTHONPATH={PLUGIN_DIR}${{PYTHONPATH:+:$PYTHONPATH}} "
         f"CODER_PYTEST_REPORT={REPORT_PATH} PYTHONDONTWRITEBYTECODE=1"
     )
+    skipped = "".join(f" -p no:{shlex.quote(name)}" for name in skipped_plugins())
     pytest = (
-        f"{runner} -p {PLUGIN_NAME} -p {ROUNDS_NAME} -p no:cacheprovider -q -rN --tb=short"
+        f"{runner} -p {PLUGIN_NAME} -p {ROUNDS_NAME} -p no:cacheprovider{skipped} -q -rN --tb=short"
         # One module that fails to import must not hide every other test's result.
         " --continue-on-collection-errors"
     )

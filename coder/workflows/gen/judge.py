@@ -34,6 +34,8 @@ from tools import (
     measure_coverage,
     measure_each_test,
     run_pytest,
+    skipping,
+    unneeded_plugins,
 )
 
 NO_ASSERT = (
@@ -119,8 +121,9 @@ def judge_file(
         judgement.text = before or ""
         return judgement
     live = [t for t in found if _check(judgement, t, _static_problem(t))]
-    live = _run_filter(sandbox, judgement, live, reruns, timeout)
-    kept = _strength_filter(sandbox, judgement, live, covered, (timeout, gate_s), mutants)
+    live, lean = _run_filter(sandbox, judgement, live, reruns, timeout)
+    with skipping(lean):
+        kept = _strength_filter(sandbox, judgement, live, covered, (timeout, gate_s), mutants)
     judgement.kept = kept
     judgement.text = prune_imports(before, remove_tests(after, set(judgement.rejected)))
     return judgement
@@ -140,16 +143,37 @@ def _check(judgement: Judgement, test: TestFunction, reason: str | None) -> bool
 
 def _run_filter(
     sandbox: Sandbox, judgement: Judgement, live: list[TestFunction], reruns: int, timeout: float
-) -> list[TestFunction]:
-    """Collected, and passing in each of `reruns` fresh pytest processes."""
+) -> tuple[list[TestFunction], tuple[str, ...]]:
+    """Collected, and passing in each of `reruns` fresh pytest processes. The first run
+    has every plugin installed; the others leave out those the file provably does not
+    need (tools' unneeded_plugins), but only while they agree with it: those left out
+    come back with the live tests."""
+    lean: tuple[str, ...] = ()
     for number in range(1, reruns + 1):
         if not live:
             break
-        run = run_pytest(sandbox, [judgement.path], timeout=timeout)
+        if number == 2:
+            lean = unneeded_plugins(sandbox, [judgement.path])
+        with skipping(lean):
+            run = run_pytest(sandbox, [judgement.path], timeout=timeout)
+        if lean and not _all_passed(judgement, live, run):
+            lean = ()  # a plugin may matter after all: this run's verdict is the full one's
+            run = run_pytest(sandbox, [judgement.path], timeout=timeout)
         live = [
             t for t in live if _check(judgement, t, _run_problem(judgement, t, run, number, reruns))
         ]
-    return live
+    return live, lean
+
+
+def _all_passed(judgement: Judgement, live: list[TestFunction], run: TestRun) -> bool:
+    """Whether every test of `live` ran in `run`, and none failed."""
+    failed = {failure.nodeid for failure in run.failures}
+    for test in live:
+        nodeid = test.nodeid(judgement.path)
+        mine = {n for n in run.outcomes if n == nodeid or n.startswith(nodeid + "[")}
+        if not mine or mine & failed:
+            return False
+    return not run.timed_out
 
 
 def _run_problem(

@@ -46,7 +46,13 @@ from tools.harness.testrun import (
 from tools.harness.uncovered import Target, find_targets, functions_at, module_name
 from tools.reading import PAGE_LINES
 from tools.registry import DEFAULT_TOOLS, default_registry
-from tools.testfiles import TEST_DIRS, is_test_file, is_test_module, tests_only_policy
+from tools.testfiles import (
+    PYTEST_CONFIG_FILES,
+    TEST_DIRS,
+    is_test_file,
+    is_test_module,
+    tests_only_policy,
+)
 
 __all__ = [
     "DEFAULT_SHELL_TIMEOUT",
@@ -54,6 +60,7 @@ __all__ = [
     "COVERAGE_NOT_INSTALLED",
     "DEFAULT_TOOLS",
     "PAGE_LINES",
+    "PYTEST_CONFIG_FILES",
     "TEST_DIRS",
     "Approver",
     "Comparison",

@@ -16,6 +16,8 @@ TEST_DIRS = frozenset({"tests", "test"})
 TEST_MODULE_NAMES = ("test_*.py", "*_test.py")
 """Modules pytest collects by their name."""
 CONFTEST = "conftest.py"
+PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+"""The files pytest may read its configuration from, in any folder."""
 TEST_FILE_RULE = "tests/**, test_*.py, *_test.py, conftest.py, test/**"
 
 

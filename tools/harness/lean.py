@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from sandbox import Sandbox, SandboxError
 from tools.harness.lean_code import self_contained
+from tools.testfiles import CONFTEST, PYTEST_CONFIG_FILES
 
-CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 _MAX_CHARS = 200_000
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,99}")
 _COMMON = frozenset({"pytest", "plugin", "plugins", "pytestplugin", "py", "python"})
@@ -120,7 +120,7 @@ def read_for(tests: list[str]) -> list[str]:
     for path in paths:
         parts = posixpath.dirname(path).split("/")
         folders.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
-    names = ("conftest.py", *CONFIG_FILES)
+    names = (CONFTEST, *PYTEST_CONFIG_FILES)
     found = {posixpath.join(folder, name) for folder in folders for name in names}
     return sorted(paths | found)
 
@@ -129,7 +129,7 @@ def skippable(plugins: list[Plugin], texts: dict[str, str]) -> tuple[str, ...]:
     """The plugins nothing in `texts` (path -> text of the files pytest reads) asks for."""
     if not plugins or any(len(text) > _MAX_CHARS for text in texts.values()):
         return ()
-    config = [t for p, t in texts.items() if posixpath.basename(p) in CONFIG_FILES]
+    config = [t for p, t in texts.items() if posixpath.basename(p) in PYTEST_CONFIG_FILES]
     code = [t for p, t in texts.items() if p.endswith(".py")]
     if any(re.search(r"addopts|required_plugins", text) for text in config):
         return ()

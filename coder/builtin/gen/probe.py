@@ -117,14 +117,10 @@ def probe_commands(
 
 def _shares(calls: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """`calls` in order, in the fewest parts of at most CHUNK, as even as can be."""
-    parts = max(1, -(-len(calls) // CHUNK))
-    size, extra = divmod(len(calls), parts)
-    shares, start = [], 0
-    for number in range(parts):
-        end = start + size + (number < extra)
-        shares.append(calls[start:end])
-        start = end
-    return [share for share in shares if share]
+    parts = -(-len(calls) // CHUNK)
+    size, extra = divmod(len(calls), parts) if parts else (0, 0)
+    bounds = [number * size + min(number, extra) for number in range(parts + 1)]
+    return [calls[start:end] for start, end in zip(bounds, bounds[1:], strict=False)]
 
 
 def _side_by_side(runs: list[str]) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 from coder.workflows.fix.remembered import per_content
 from coder.workflows.testscan import dotted
-from tools import TestRun
+from tools import PYTEST_CONFIG_FILES, TestRun
 
 _HOOK_NAMES = """pytest_runtest_makereport pytest_runtest_logreport pytest_report_teststatus
     pytest_runtest_protocol pytest_runtest_call pytest_runtest_setup pytest_runtest_teardown
@@ -39,7 +39,6 @@ OUTCOME_HOOKS = frozenset(_HOOK_NAMES.split())
 """Hooks through which a plugin can change an outcome, a report or what is collected."""
 _COLLECTION_NAMES = frozenset({"pytest_plugins", "collect_ignore", "collect_ignore_glob"})
 _STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
-_CONFIG_FILES = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"})
 _HARMLESS_OPTIONS = frozenset({"filterwarnings", "markers"})
 _REPORT_WORDS = ("pytest_report", "coder_pytest", "CODER_PYTEST", ".coder/", "coverage-contexts")
 
@@ -70,7 +69,7 @@ def find_tampering(
         if name in _STARTUP_FILES or name.endswith(".pth"):
             detail = f"{path}: a new or changed interpreter start-up file runs before every test"
             found.append(Tampering(path, "startup_file", detail))
-        elif name in _CONFIG_FILES:
+        elif name in PYTEST_CONFIG_FILES:
             found.extend(_config_change(path, name, old, new))
         elif name.endswith(".py"):
             found.extend(_python_change(path, old, new))

@@ -1,20 +1,20 @@
-"""The builtin generator's probes: calls shared evenly among the fewest commands of at
-most CHUNK (now) against the fixed chunks of 10 calls before, side by side.
+"""The builtin generator's probes: a batch's calls shared among the fewest commands of at
+most CHUNK across its targets (now) against each target's calls in commands of their
+own (before), side by side.
 
-For each tuned module of bench_gen (the held-out ones are left alone), the first 25
-targets' probe commands, with the module's mutants, run both ways, target by target in
-turn, in the module's folder. Prints the commands, the seconds and the ratio per module
-and combined, and whether both ways found the same results and the same kills (a
-digest over every call's source and the mutants it kills).
+For each tuned module of bench_gen (the held-out ones are left alone), and for any
+extra module given with --extra ROOT:PATH:MODULE, the first targets' probe commands
+(as the generator's first batch, with the module's mutants) run both ways in turn, in
+the module's folder. Prints the commands, the seconds and the ratio per module and
+combined, whether both ways found the same results, and whether the batched way kept
+every kill (a call may now also notice another target's mutants: more kills, not fewer).
 
-    python bench/bench_probe.py [--cache DIR] [--targets 25]
+    python bench/bench_probe.py [--cache DIR] [--targets 25] [--extra ROOT:PATH:MODULE]
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import subprocess
 import time
 from pathlib import Path
@@ -23,71 +23,82 @@ from typing import Any
 from bench_gen import DEFAULT_CACHE
 from gen_modules import MODULES, module_subject
 
-import coder.builtin.gen.probe as probe
 from coder.builtin.gen.mutants import MutantPool
+from coder.builtin.gen.probe import parse_probe_output
+from coder.builtin.gen.probing import probe_batch
 from coder.builtin.gen.targets import find_targets
-
-BEFORE = 10
-
-
-def _fixed(calls: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    return [calls[start : start + BEFORE] for start in range(0, len(calls), BEFORE)]
+from coder.builtin.gen.types import Target
 
 
-def _run(folder: Path, commands: list[tuple[str, float]]) -> tuple[float, str]:
-    started, output = time.perf_counter(), ""
+def _run(folder: Path, commands: list[tuple[str, float]]) -> tuple[float, list[str]]:
+    started, outputs = time.perf_counter(), []
     for command, timeout in commands:
         done = subprocess.run(
             ["bash", "-c", command], cwd=folder, capture_output=True, text=True, timeout=timeout
         )
-        output += done.stdout
-    return time.perf_counter() - started, output
+        outputs.append(done.stdout)
+    return time.perf_counter() - started, outputs
+
+
+def _probe(
+    folder: Path, module: str, targets: list[Target], pool: MutantPool
+) -> tuple[int, float, dict[str, Any]]:
+    """One batch: its commands, seconds, and per call its result and kills."""
+    wanted = lambda target: pool.spec_for(target.name, target.span)  # noqa: E731
+    batch = probe_batch(targets, module, ".", wanted)
+    seconds, outputs = _run(folder, batch.commands)
+    found: dict[str, Any] = {}
+    for target, (start, end, first) in zip(targets, batch.spans, strict=True):
+        results, _ = parse_probe_output("\n".join(outputs[start:end]), target, first)
+        for result in results:
+            key = f"{target.name}: {result.probe.call.source()}"
+            found[key] = (result.kind, result.repr, set(result.kills))
+    return len(batch.commands), seconds, found
 
 
 def measure(folder: Path, path: str, module: str, count: int) -> dict[str, Any]:
     source = (folder / path).read_text(encoding="utf-8")
     pool = MutantPool(source, path, None, set())
-    found: dict[str, Any] = {"commands": [0, 0], "seconds": [0.0, 0.0], "kills": [{}, {}]}
-    even = probe._shares
-    for target in [t for t in find_targets(source, [], module) if not t.skip][:count]:
-        mutants = pool.spec_for(target.name, target.span)
-        for way, shares in enumerate((_fixed, even)):
-            probe._shares = shares
-            try:
-                commands = probe.probe_commands(target, module, ".", mutants)
-            finally:
-                probe._shares = even
-            seconds, output = _run(folder, commands)
-            results, _ = probe.parse_probe_output(output, target)
-            found["commands"][way] += len(commands)
-            found["seconds"][way] += seconds
-            found["kills"][way][target.name] = sorted(
-                [r.probe.call.source(), sorted(r.kills.items())] for r in results
-            )
+    targets = [t for t in find_targets(source, [], module) if not t.skip][:count]
+    alone = [_probe(folder, module, [target], pool) for target in targets]
+    commands, seconds, found = _probe(folder, module, targets, pool)
+    before: dict[str, Any] = {key: value for _, _, part in alone for key, value in part.items()}
+    same = {k: v[:2] for k, v in before.items()} == {k: v[:2] for k, v in found.items()}
+    kept = all(value[2] <= found.get(key, ("", "", set()))[2] for key, value in before.items())
+    return {
+        "commands": (sum(part[0] for part in alone), commands),
+        "seconds": (sum(part[1] for part in alone), seconds),
+        "same": same,
+        "kept": kept,
+    }
+
+
+def _subjects(arguments: argparse.Namespace) -> list[tuple[str, Path, str, str]]:
+    found = []
+    for module in [m for m in MODULES if not m.held_out]:
+        subject = module_subject(module, arguments.cache)
+        found.append((module.name, subject.origin, subject.sources[0], subject.modules[0]))
+    for extra in arguments.extra:
+        root, path, name = extra.split(":")
+        found.append((name.rpartition(".")[2], Path(root), path, name))
     return found
-
-
-def _digest(kills: dict[str, Any]) -> str:
-    return hashlib.sha1(json.dumps(kills, sort_keys=True).encode()).hexdigest()[:10]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--targets", type=int, default=25)
+    parser.add_argument("--extra", action="append", default=[], help="ROOT:PATH:MODULE")
     arguments = parser.parse_args()
-    print(f"{'module':12} {'commands':>13} {'seconds':>15} {'ratio':>6}  same kills")
+    print(f"{'module':12} {'commands':>10} {'seconds':>21}  same results, every kill kept")
     totals = [0.0, 0.0]
-    for module in [m for m in MODULES if not m.held_out]:
-        subject = module_subject(module, arguments.cache)
-        name = subject.modules[0]
-        found = measure(subject.origin, subject.sources[0], name, arguments.targets)
+    for name, folder, path, module in _subjects(arguments):
+        found = measure(folder, path, module, arguments.targets)
         before, now = found["seconds"]
         totals = [totals[0] + before, totals[1] + now]
-        same = _digest(found["kills"][0]) == _digest(found["kills"][1])
         commands = f"{found['commands'][0]} -> {found['commands'][1]}"
-        print(f"{module.name:12} {commands:>13} {_seconds(before, now)}  {same}")
-    print(f"{'combined':12} {'':>13} {_seconds(*totals)}")
+        print(f"{name:12} {commands:>10} {_seconds(before, now)}  {found['same']}, {found['kept']}")
+    print(f"{'combined':12} {'':>10} {_seconds(*totals)}")
 
 
 def _seconds(before: float, now: float) -> str:

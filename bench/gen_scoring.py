@@ -135,7 +135,10 @@ def _failing(repo: Path, python: Path, args: list[str], env: dict[str, str]) -> 
     return {line.split(" - ")[0].strip() for line in lines}
 
 
-def _coverage(repo: Path, sources: tuple[str, ...], python: Path, env: dict[str, str]) -> tuple:
+def _coverage(
+    repo: Path, sources: tuple[str, ...], python: Path, env: dict[str, str]
+) -> tuple[tuple[int, int], tuple[int, int], str]:
+    """(covered, total) branches, (covered, total) lines, and a note when it failed."""
     include = ",".join(str(repo / s) for s in sources)
     done = subprocess.run(
         [str(python), "-m", "coverage", "json", "-q", f"--include={include}", "-o", "-"],

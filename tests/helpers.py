@@ -118,8 +118,14 @@ class Generated:
 
 
 def generate(
-    root: Path, files: dict[str, str], module: str, functions: list[str] | None = None
+    root: Path,
+    files: dict[str, str],
+    module: str,
+    functions: list[str] | None = None,
+    **data: Any,
 ) -> Generated:
+    """The builtin generator's tests for `module` in a repository of `files`; `data` is
+    more of the target the workflow may send (a deadline, survivors...)."""
     repo = write_tree(root / "repo", files)
     test_file = f"tests/test_{module}.py"
     target = {
@@ -127,6 +133,7 @@ def generate(
         "module": module,
         "test_file": test_file,
         "functions": functions or [],
+        **data,
     }
     with LocalSandbox(repo) as box:
         agent = Agent(BuiltinGenModel(), default_registry(), ToolContext(box))

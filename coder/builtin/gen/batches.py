@@ -1,46 +1,58 @@
-"""A batch of probe commands for several targets, run as one step of the conversation,
-and their results read back per target."""
+"""The probe commands of several targets, run as one step of the conversation, and
+their results read back per target."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from coder.builtin.engine import Steps, ToolRequest
+from coder.builtin.gen.goal import GenTarget
 from coder.builtin.gen.probe import Result, parse_probe_output
+from coder.builtin.gen.probing import Batch
+from coder.builtin.gen.targets import UNTIMED_BATCHES, deferred, left_over
 from coder.builtin.gen.types import Target
 
 Parsed = list[tuple[Target, list[Result]]]
-Commands = list[tuple[str, float]]
-"""A target's probe commands, each with its timeout."""
+BatchOf = Callable[[list[Target]], Batch]
+"""The probe commands of several targets (probing.probe_batch)."""
 
 
-def probed(
-    targets: list[Target], commands_of: Callable[[Target], Commands]
-) -> Steps[tuple[Parsed, dict[str, str]]]:
-    """Run every target's probe commands in one batch: each target's results, and why
-    a target's probe failed."""
-    commands = [commands_of(target) for target in targets]
+def probed(targets: list[Target], batch_of: BatchOf) -> Steps[tuple[Parsed, dict[str, str]]]:
+    """Run the targets' probe commands in one step: each target's results, and why a
+    target's probe failed."""
+    batch = batch_of(targets)
     outputs = yield [
         ToolRequest("run_shell", {"command": command, "timeout": timeout})
-        for chunks in commands
-        for command, timeout in chunks
+        for command, timeout in batch.commands
     ]
-    return parsed_outputs(targets, commands, outputs)
-
-
-def parsed_outputs(
-    targets: list[Target], commands: list[Commands], outputs: list[Any]
-) -> tuple[Parsed, dict[str, str]]:
-    """Each target's results from its commands' outputs, and why a probe failed."""
     parsed: Parsed = []
     failed: dict[str, str] = {}
-    for target, chunks in zip(targets, commands, strict=True):
-        output = "\n".join(o.content for o in outputs[: len(chunks)])
-        outputs = outputs[len(chunks) :]
-        results, problem = parse_probe_output(output, target)
+    for target, (start, end, first) in zip(targets, batch.spans, strict=True):
+        output = "\n".join(output.content for output in outputs[start:end])
+        results, problem = parse_probe_output(output, target, first)
         if problem:
             failed[target.name] = f"the probe failed: {problem}"
         else:
             parsed.append((target, results))
     return parsed, failed
+
+
+def probed_batches(
+    targets: list[Target], batch_of: BatchOf, goal: GenTarget
+) -> Steps[tuple[list[Target], Parsed, dict[str, str]]]:
+    """The targets probed, their results, and why a probe failed: those within the cap,
+    then batch by batch, while the time lasts, the next ones a module with many functions
+    and methods has (without a time budget, one batch more); the rest are skipped."""
+    chosen = [target for target in targets if not target.skip]
+    parsed, failed = (yield from probed(chosen, batch_of)) if chosen else ([], {})
+    timed, batch = goal.deadline is not None, 1
+    while chosen and not goal.spent() and (timed or batch < UNTIMED_BATCHES):
+        batch += 1
+        later = deferred(targets)
+        if not later:
+            break
+        more, also = yield from probed(later, batch_of)
+        parsed, chosen = parsed + more, chosen + later
+        failed.update(also)
+    left_over(targets, timed)
+    return chosen, parsed, failed

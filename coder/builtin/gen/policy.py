@@ -20,12 +20,13 @@ from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
-from coder.builtin.gen.batches import Commands, Parsed, probed
+from coder.builtin.gen.batches import BatchOf, Parsed, probed_batches
 from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.parses import merged_parsing
 from coder.builtin.gen.picks import Context, Pick, pick, pruned, rendered, trimmed
-from coder.builtin.gen.probe import Result, probe_commands
+from coder.builtin.gen.probe import Result
+from coder.builtin.gen.probing import Batch, probe_batch
 from coder.builtin.gen.regroup import Pair, regrouped
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
@@ -33,7 +34,7 @@ from coder.builtin.gen.search import searched
 from coder.builtin.gen.select import Aim, raise_lines
 from coder.builtin.gen.signatures import Signatures, signatures
 from coder.builtin.gen.table import table_name
-from coder.builtin.gen.targets import add_site_calls, deferred, find_targets
+from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, test_names
 from coder.builtin.gen.types import Target
 from tools import TestRun, is_test_file
@@ -119,8 +120,8 @@ class GenPolicy:
     def _generate(
         self, goal: GenTarget, targets: list[Target], existing: str | None
     ) -> Steps[list[tuple[str, Rendered]]]:
-        commands_of = lambda target: self._commands(goal, target)  # noqa: E731
-        probed_targets, parsed = yield from self._probed(goal, targets, commands_of)
+        batch_of = lambda targets: self._batch(goal, targets)  # noqa: E731
+        probed_targets, parsed = yield from self._probed(goal, targets, batch_of)
         if not probed_targets:
             return []
         prefix = import_style(existing or "", goal.module).prefix
@@ -128,7 +129,7 @@ class GenPolicy:
         wants = lambda target: {int(m["id"]) for m in self._mutants(target)}  # noqa: E731
         if not goal.spent():  # search rounds only while the time lasts
             lines = set(self.aim.lines)
-            parsed = yield from searched(parsed, self.source, lines, wants, commands_of, goal.spent)
+            parsed = yield from searched(parsed, self.source, lines, wants, batch_of, goal.spent)
         picks = []
         for target, results in parsed:
             analysed = self._analysed(goal, target)
@@ -145,17 +146,10 @@ class GenPolicy:
         return tests
 
     def _probed(
-        self, goal: GenTarget, targets: list[Target], commands_of: Callable[[Target], Commands]
+        self, goal: GenTarget, targets: list[Target], batch_of: BatchOf
     ) -> Steps[tuple[list[Target], Parsed]]:
-        """The targets probed and their results: those within the cap, then (while the
-        time lasts) the next ones a module with many functions has."""
-        chosen = [target for target in targets if not target.skip]
-        parsed, failed = (yield from probed(chosen, commands_of)) if chosen else ([], {})
-        later = deferred(targets) if chosen and not goal.spent() else []
-        if later:
-            more, also = yield from probed(later, commands_of)
-            parsed, chosen = parsed + more, chosen + later
-            failed.update(also)
+        """The targets probed (batches.probed_batches) and their results."""
+        chosen, parsed, failed = yield from probed_batches(targets, batch_of, goal)
         skipped = {target.name: target.skip for target in targets if target.skip}
         self.outcome.skipped.update(skipped | failed)
         return chosen, parsed
@@ -180,11 +174,9 @@ class GenPolicy:
 
         return usable
 
-    def _commands(self, goal: GenTarget, target: Target) -> list[tuple[str, float]]:
-        """The target's probe commands, with the mutants its calls should tell apart
-        (none under a frozen clock: a mutant's fresh module would read the real one)."""
-        mutants = self._mutants(target)
-        return probe_commands(target, goal.module, goal.root, mutants, goal.deadline)
+    def _batch(self, goal: GenTarget, targets: list[Target]) -> Batch:
+        """The targets' probe commands, with the mutants their calls should tell apart."""
+        return probe_batch(targets, goal.module, goal.root, self._mutants, goal.deadline)
 
     def _mutants(self, target: Target) -> list[dict[str, Any]]:
         """The wanted mutants the target's calls may reach (none under a frozen clock: a

@@ -94,7 +94,8 @@ def kill_analysis(
 ) -> dict[int, dict[str, str]]:
     """{call id: {mutant id: letters}} for the calls in `done` (spec call, its record,
     its duration) against the spec's mutants, within the spec's mutant budget and
-    before its deadline."""
+    before its deadline; a call marked not "mutable" (its target wants no mutants)
+    runs against none."""
     source = _source(module)
     if source is None:
         return {}
@@ -105,7 +106,9 @@ def kill_analysis(
     kills: dict[int, dict[str, str]] = {}
     reloader = _reloader(source, str(module.__file__))
     for mutant in spec.get("mutants") or []:
-        reaching = [item for item in done if _reaches(item[1], mutant)]
+        reaching = [
+            item for item in done if _reaches(item[1], mutant) and item[0].get("mutable", True)
+        ]
         if not reaching or time.monotonic() > deadline:
             continue
         mutated = _load(module, _mutated(reloader, mutant))

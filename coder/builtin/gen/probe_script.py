@@ -96,7 +96,7 @@ def _under_mutant(module: ModuleType, call: dict[str, Any], timeout: float) -> d
 def _probe(module: ModuleType, call: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     spelling = {"copy": copy, "math": math, "operator": operator, "os": os}
     namespace = {**spelling, **vars(module)}  # `copy.copy(x)` spells __copy__ (operators.py)
-    namespace["_coder_bounded_list"] = _bounded_list  # probe.BOUNDED_LIST
+    namespace["_coder_bounded_list"] = _bounded_list  # probing.BOUNDED_LIST
     record: dict[str, Any] = {"id": call["id"], "kind": "setup_error"}
     signal.setitimer(signal.ITIMER_REAL, float(spec["timeout"]))
     traced = spec.get("measure") or spec.get("mutants")  # which calls reach a mutant

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from coder.builtin.engine import Steps
-from coder.builtin.gen.batches import Commands, Parsed, probed
+from coder.builtin.gen.batches import BatchOf, Parsed, probed
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.signatures import signatures
@@ -48,7 +48,7 @@ def searched(
     source: str,
     lines: set[int],
     wanted: Callable[[Target], set[int]],
-    commands_of: Callable[[Target], Commands],
+    batch_of: BatchOf,
     spent: Callable[[], bool] = lambda: False,
 ) -> Steps[Parsed]:
     """`parsed` with the search rounds' results added to the targets that left lines
@@ -69,7 +69,7 @@ def searched(
                 varied += search.variants(target, tokens, params)
         if not varied:
             break
-        more, _ = yield from probed(varied, commands_of)
+        more, _ = yield from probed(varied, batch_of)
         search.add(more)
     return [(target, search.found[target.name]) for target, _ in parsed]
 

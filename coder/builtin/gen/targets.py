@@ -51,7 +51,10 @@ from coder.builtin.gen.types import (
 from coder.builtin.gen.values import describe
 
 MAX_TARGETS = 25
-"""Targets probed at first per module; the next as many only while the time lasts."""
+"""Targets probed per batch: a module's first batch, then more while --time-budget lasts
+(without one, a second batch only)."""
+UNTIMED_BATCHES = 2
+"""Batches probed without a time budget: the count stays bounded on a module of 200."""
 OVER_CAP = f"over the {MAX_TARGETS} targets probed per module"
 MAX_SITES = 3
 """Calls taken from the existing tests (and from the module itself) per function."""
@@ -130,14 +133,22 @@ def _spread(targets: list[Target], tiers: dict[str, int]) -> list[Target]:
 
 def deferred(targets: list[Target]) -> list[Target]:
     """The next MAX_TARGETS targets past the cap (in the cap's order), to be probed after
-    all, in their own order."""
+    all, in their own order; the rest wait for a next batch."""
     over = [target for target in targets if target.skip == OVER_CAP]
-    spread = _spread(over, {})
-    for target in spread[:MAX_TARGETS]:
+    for target in _spread(over, {})[:MAX_TARGETS]:
         target.skip = ""
-    for target in spread[MAX_TARGETS:]:
-        target.skip = f"over the {2 * MAX_TARGETS} targets probed per module"
     return [target for target in over if not target.skip]
+
+
+def left_over(targets: list[Target], timed: bool) -> None:
+    """Skip for good the targets still waiting past the cap, saying how many were probed
+    (`timed`: all --time-budget allowed)."""
+    probed = sum(1 for target in targets if not target.skip)
+    for target in targets:
+        if target.skip == OVER_CAP:
+            target.skip = (
+                f"over the {probed} targets probed {'in the time' if timed else 'per module'}"
+            )
 
 
 def add_command_lines(target: Target, lines: list[tuple[str, ...]]) -> None:

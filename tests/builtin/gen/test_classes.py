@@ -8,6 +8,7 @@ subclass inherits, and where tests go.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from coder.builtin.gen import find_targets
@@ -257,7 +258,7 @@ def _target_lines(summary: str) -> list[str]:
 
 
 def test_public_functions_are_probed_before_private_helpers(tmp_path: Path) -> None:
-    """25 targets are probed, then (while the time lasts) the next 25: the rest is left."""
+    """Without a time budget 25 targets are probed, then the next 25: the rest is left."""
     source = "".join(f"def _helper{n}(x: int) -> int:\n    return x\n\n\n" for n in range(52))
     source += "def api(x: int) -> int:\n    return _helper0(x)\n"
     names = [f"_helper{n}" for n in range(52)] + ["api"]
@@ -269,6 +270,15 @@ def test_public_functions_are_probed_before_private_helpers(tmp_path: Path) -> N
     assert "- _helper51: skipped (over the 50 targets probed per module)" in lines
     # api's test already notices any change to _helper0: it gets no test of its own.
     assert "- _helper0: skipped (the other tests notice all it does)" in lines
+
+
+def test_with_a_time_budget_the_batches_go_on_while_it_lasts(tmp_path: Path) -> None:
+    source = "".join(f"def _helper{n}(x: int) -> int:\n    return x + {n}\n\n\n" for n in range(80))
+    names = [f"_helper{n}" for n in range(80)]
+    generated = generate(tmp_path, {"m.py": source}, "m", names, deadline=time.time() + 600)
+    lines = _target_lines(generated.summary)
+    assert not any("skipped (over" in line for line in lines)
+    assert "(_helper79, 3, 82)," in generated.text  # the fourth batch's last target
 
 
 def test_special_methods_come_after_the_public_api(tmp_path: Path) -> None:

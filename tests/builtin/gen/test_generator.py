@@ -31,8 +31,8 @@ from coder.builtin.gen import (
     notices,
     parse_probe_output,
 )
-from coder.builtin.gen.probe import probe_commands
 from coder.builtin.gen.probe_mutants import digest
+from coder.builtin.gen.probing import probe_commands
 from tests.helpers import Generated, function_source, generate, run_pytest_in
 
 CALC = '''\

@@ -19,7 +19,8 @@ from coder.builtin.gen import find_targets
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.kinds import foreign, kind_of, spread
 from coder.builtin.gen.params import params_of
-from coder.builtin.gen.probe import parse_probe_output, probe_commands
+from coder.builtin.gen.probe import parse_probe_output
+from coder.builtin.gen.probing import probe_commands
 from coder.builtin.gen.values import Value, guessed_values
 from tests.helpers import function_source, generate, param_values, run_pytest_in
 

@@ -15,8 +15,9 @@ from coder.agent.loop import Agent
 from coder.builtin.gen import BuiltinGenModel, Call, Probe, Result, Target
 from coder.builtin.gen.mutants import MutantPool, Survivor
 from coder.builtin.gen.picks import Pick, pruned
-from coder.builtin.gen.probe import parse_probe_output, probe_commands
+from coder.builtin.gen.probe import parse_probe_output
 from coder.builtin.gen.probe_mutants import canonical, kill_analysis, noticed
+from coder.builtin.gen.probing import probe_commands
 from sandbox import LocalSandbox
 from tests.helpers import Generated, run_pytest_in, write_tree
 from tools import ToolContext, default_registry

@@ -1,5 +1,6 @@
 """A probe command runs its two fresh interpreters side by side and prints their
-outputs in order; where no temporary folder can be made, it runs them in turn."""
+outputs in order; where no temporary folder can be made, it runs them in turn. A batch's
+small targets share commands, and each target's results are read back as its own."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from coder.builtin.gen.probe import CHUNK, parse_probe_output, probe_commands
+from coder.builtin.gen.mutants import MutantPool
+from coder.builtin.gen.probe import parse_probe_output
+from coder.builtin.gen.probing import CHUNK, probe_batch, probe_commands
 from coder.builtin.gen.targets import find_targets
 
 CLAMP = """\
@@ -69,3 +72,74 @@ def _call_ids(command: str) -> list[int]:
     """The ids of the calls a command's first run makes (from its JSON argument)."""
     argument = command.split("python3 - ", 1)[1].split(" <<'CODER_PROBE'", 1)[0]
     return [call["id"] for call in json.loads(shlex.split(argument)[0])["calls"]]
+
+
+GRADES = """\
+def grade(score: int) -> str:
+    if score >= 50:
+        return "pass"
+    return "fail"
+
+
+def verdict(score: int) -> str:
+    return grade(score).upper()
+"""
+
+
+def _batched(folder: Path, wants: set[str]) -> dict[str, list[tuple[str, str, set[int]]]]:
+    """Each target's results (call, repr, kills) from one batch of grade and verdict; only
+    the targets in `wants` ask for their mutants."""
+    (folder / "grades.py").write_text(GRADES, encoding="utf-8")
+    targets = find_targets(GRADES, ["grade", "verdict"], "grades")
+    pool = MutantPool(GRADES, "grades.py", None, set())
+    mutants_of = lambda t: pool.spec_for(t.name, t.span) if t.name in wants else []  # noqa: E731
+    batch = probe_batch(targets, "grades", ".", mutants_of)
+    assert len(batch.commands) == 1  # both targets' calls: one command, two interpreters
+    [(command, timeout)] = batch.commands
+    done = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True,
+                          text=True, timeout=timeout)  # fmt: skip
+    found = {}
+    for target, (start, end, first) in zip(targets, batch.spans, strict=True):
+        assert (start, end) == (0, 1)
+        results, problem = parse_probe_output(done.stdout, target, first)
+        assert problem == ""
+        found[target.name] = [(r.probe.call.source(), r.repr, set(r.kills)) for r in results]
+    return found
+
+
+def test_small_targets_share_a_command_and_keep_their_own_results(tmp_path: Path) -> None:
+    found = _batched(tmp_path, {"grade", "verdict"})
+    assert ("grade(50)", "'pass'") in [(call, repr_) for call, repr_, _ in found["grade"]]
+    assert ("verdict(3)", "'FAIL'") in [(call, repr_) for call, repr_, _ in found["verdict"]]
+    assert all(call.startswith("verdict(") for call, _, _ in found["verdict"])
+    assert any(kills for _, _, kills in found["grade"])  # grade's mutants were run
+    assert any(kills for _, _, kills in found["verdict"])  # verdict reaches them too
+
+
+def test_a_target_that_wants_no_mutants_keeps_its_calls_out_of_their_runs(
+    tmp_path: Path,
+) -> None:
+    """verdict's calls run no mutant when verdict wants none (under a frozen clock a
+    mutant's fresh module would read the real one), though they reach grade's mutants
+    and share grade's command."""
+    found = _batched(tmp_path, {"grade"})
+    assert found["verdict"] and not any(kills for _, _, kills in found["verdict"])
+    assert any(kills for _, _, kills in found["grade"])
+
+
+def test_a_target_past_a_command_boundary_reads_both_commands(tmp_path: Path) -> None:
+    [target] = find_targets(CLAMP, ["clamp"], "clamp")
+    other = find_targets(CLAMP, ["clamp"], "clamp")[0]
+    other.probes = [target.probes[0]] * (CHUNK - 1)
+    batch = probe_batch([other, target], "clamp", ".", lambda _: [])
+    # CHUNK - 1 + 20 calls: two even commands; the first target's calls are in both.
+    assert len(target.probes) == 20 and batch.spans == [(0, 2, 0), (1, 2, CHUNK - 1)]
+    (tmp_path / "clamp.py").write_text(CLAMP, encoding="utf-8")
+    outputs = [
+        subprocess.run(["bash", "-c", c], cwd=tmp_path, capture_output=True, text=True).stdout
+        for c, _ in batch.commands
+    ]
+    for each, (start, end, first) in zip([other, target], batch.spans, strict=True):
+        results, problem = parse_probe_output("\n".join(outputs[start:end]), each, first)
+        assert not problem
+        assert [r.probe for r in results] == each.probes

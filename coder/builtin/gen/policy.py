@@ -37,6 +37,7 @@ from coder.builtin.gen.table import table_name
 from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, test_names
 from coder.builtin.gen.types import Target
+from coder.builtin.gen.views import viewed
 from tools import TestRun, is_test_file
 
 MAX_TEST_ROUNDS = 2
@@ -142,6 +143,8 @@ class GenPolicy:
         tests = trimmed(self._rendered(picks, prefix, test_names(existing)), picks, tested)
         by_name = {target.name: target for target in probed_targets}
         tests, self.parts = regrouped(tests, by_name, test_names(existing))
+        tests, views = viewed(tests, by_name, prefix, test_names(existing))
+        self.parts |= views
         self.first = FirstRound(picks, context, {test.name: test for _, test in tests})
         return tests
 

@@ -75,7 +75,8 @@ def test_a_file_object_is_a_stream_each_test_makes_for_itself(tmp_path: Path) ->
     assert "import io" in text, text
     assert 'count_lines(io.StringIO("1\\n2\\n3\\n")) == 3' in text, text
     assert "Records(io.StringIO(" in text, text  # kept by __init__, read by next()
-    assert "records.next() == 1" in text, text  # read from the stream, not guessed
+    assert "(Records.next, 1)," in text, text  # read from the stream, not guessed
+    assert 'records = Records(io.StringIO("1\\n2\\n3\\n"), limit=50)' in text, text  # each row's
     # A stream is never a table's row: a second run in one process would find it read.
     assert not re.search(r"^\s+\(.*io\.(StringIO|BytesIO)\(.*\),$", text, re.M), text
     assert run_pytest_in(generated.repo).returncode == 0

@@ -1,0 +1,111 @@
+"""Tests that build one object the same way and check one plain view of it each become
+one table with the view as a column (views.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coder.builtin.gen.render import Rendered
+from coder.builtin.gen.types import Target
+from coder.builtin.gen.views import viewed
+from tests.helpers import generate, run_pytest_in
+
+ROUTE = '''\
+class Route:
+    """A path of names.
+
+    >>> Route("/a/b").depth()
+    2
+    """
+
+    def __init__(self, text: str) -> None:
+        self.parts = [part for part in text.split("/") if part]
+
+    def __str__(self) -> str:
+        return "/" + "/".join(self.parts)
+
+    def __repr__(self) -> str:
+        return f"Route({str(self)!r})"
+
+    def depth(self) -> int:
+        return len(self.parts)
+
+    def names(self) -> list:
+        return list(self.parts)
+'''
+
+
+def test_an_objects_views_are_one_table_that_passes(tmp_path: Path) -> None:
+    names = ["Route.__str__", "Route.__repr__", "Route.depth", "Route.names"]
+    generated = generate(tmp_path, {"route.py": ROUTE}, "route", names)
+    assert (
+        "@pytest.mark.parametrize(\n"
+        '    ("view", "expected"),\n'
+        "    [\n"
+        "        (Route.depth, 2),\n"
+        '        (Route.names, ["a", "b"]),\n'
+        '        (str, "/a/b"),\n'
+        "        (repr, \"Route('/a/b')\"),\n"
+        "    ],\n"
+        ")\n"
+        "def test_route_views(view, expected):\n"
+        '    route = Route("/a/b")\n'
+        "    assert view(route) == expected\n"
+    ) in generated.text
+    assert generated.text.count("def test_") == 1
+    done = run_pytest_in(generated.repo)
+    assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout
+
+
+def _test(name: str, *body: str, names: frozenset[str] = frozenset({"Route"})) -> Rendered:
+    source = f"def {name}():\n" + "".join(f"    {line}\n" for line in body)
+    return Rendered(name, source, set(names))
+
+
+TARGETS = {
+    name: Target(name, owner="Route")
+    for name in ("Route.__str__", "Route.__repr__", "Route.depth", "Route.join")
+}
+
+
+def test_the_table_replaces_its_tests_and_keeps_the_others_in_place() -> None:
+    tests = [
+        ("Route.__str__", _test("test_str", 'route = Route("/a")', 'assert str(route) == "/a"')),
+        ("Route.join", _test("test_join", 'route = Route("/a")', 'assert route.join("b") == 1')),
+        ("Route.depth", _test("test_depth", 'route = Route("/a")', "assert route.depth() == 1")),
+    ]
+    out, replaced = viewed(tests, TARGETS, "", set())
+    assert [name for name, _ in out] == ["Route.__str__, Route.depth", "Route.join"]
+    assert out[0][1].name == "test_route_views" and out[1][1].name == "test_join"
+    assert replaced == {"test_route_views": [tests[0], tests[2]]}  # split back if it fails
+    assert "(Route.depth, 1)," in out[0][1].source
+
+
+def test_other_shapes_stay_as_they_are() -> None:
+    setups = [
+        # Built two ways: two objects, not one.
+        [_test("a", 'route = Route("/a")', 'assert str(route) == "/a"'),
+         _test("b", 'route = Route("/b")', "assert route.depth() == 1")],
+        # More than one check, or a check that is not `== literal`.
+        [_test("c", 'route = Route("/a")', 'assert str(route) == "/a"', "assert len(route) == 1"),
+         _test("d", 'route = Route("/a")', "assert route.depth() is not None")],
+        # A method whose class the file does not import (the object came from a factory).
+        [_test("e", "route = parse()", 'assert str(route) == "/a"', names=frozenset({"parse"})),
+         _test("f", "route = parse()", "assert route.depth() == 1", names=frozenset({"parse"}))],
+        # A private method, and a builtin that is not a view.
+        [_test("g", 'route = Route("/a")', "assert route._depth() == 1"),
+         _test("h", 'route = Route("/a")', "assert print(route) == None")],
+    ]  # fmt: skip
+    for tests in setups:
+        pairs = [("Route.depth", test) for test in tests]
+        assert viewed(pairs, TARGETS, "", set()) == (pairs, {})
+
+
+def test_a_module_prefix_spells_the_class_and_names_stay_unique() -> None:
+    tests = [
+        ("Route.__str__", _test("s", 'route = m.Route("/a")', 'assert str(route) == "/a"')),
+        ("Route.depth", _test("d", 'route = m.Route("/a")', "assert route.depth() == 1")),
+    ]
+    [(_, table)], _ = viewed(tests, TARGETS, "m.", {"test_route_views"})
+    assert table.name == "test_route_views_2"
+    assert "(m.Route.depth, 1)," in table.source

@@ -138,9 +138,11 @@ def generate(
     with LocalSandbox(repo) as box:
         agent = Agent(BuiltinGenModel(), default_registry(), ToolContext(box))
         result = agent.run(f"Write tests for {module}.py", task_data={"target": target})
-        text = box.read(test_file).decode()
-    (repo / test_file).parent.mkdir(exist_ok=True)
-    (repo / test_file).write_text(text, encoding="utf-8")
+        written = " in tests/" in result.summary  # no file when nothing was worth a test
+        text = box.read(test_file).decode() if written else ""
+    if written:
+        (repo / test_file).parent.mkdir(exist_ok=True)
+        (repo / test_file).write_text(text, encoding="utf-8")
     return Generated(repo, result.status, result.summary, text)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from coder.builtin.engine import Steps, ToolRequest
 from coder.builtin.gen.goal import GenTarget
-from coder.builtin.gen.probe import Result, parse_probe_output
+from coder.builtin.gen.probe import LATE, Result, parse_probe_output
 from coder.builtin.gen.probing import Batch
 from coder.builtin.gen.targets import UNTIMED_BATCHES, deferred, left_over
 from coder.builtin.gen.types import Target
@@ -31,7 +31,7 @@ def probed(targets: list[Target], batch_of: BatchOf) -> Steps[tuple[Parsed, dict
         output = "\n".join(output.content for output in outputs[start:end])
         results, problem = parse_probe_output(output, target, first)
         if problem:
-            failed[target.name] = f"the probe failed: {problem}"
+            failed[target.name] = problem if problem == LATE else f"the probe failed: {problem}"
         else:
             parsed.append((target, results))
     return parsed, failed
@@ -54,5 +54,5 @@ def probed_batches(
         more, also = yield from probed(later, batch_of)
         parsed, chosen = parsed + more, chosen + later
         failed.update(also)
-    left_over(targets, timed)
+    left_over(targets, LATE if timed else "")
     return chosen, parsed, failed

@@ -16,6 +16,10 @@ from coder.builtin.gen.types import Probe, Target
 
 RUN_MARK = "@@probe-run "
 RECORD_MARK = "@@probe "
+LATE_RECORD = RECORD_MARK + '{"id": "late"}'
+"""What a run prints when the writing's deadline stopped its calls (or kept it from
+starting)."""
+LATE = "the time ran out before it was probed"
 
 
 @dataclass
@@ -69,6 +73,9 @@ def parse_probe_output(output: str, target: Target, first: int = 0) -> tuple[lis
     earlier, later = runs["1"], runs["2"]
     if "import" in earlier:
         return [], f"{earlier['import'].get('type')}: {earlier['import'].get('repr')}"
+    ids = {str(first + number) for number in range(len(target.probes))}
+    if "late" in earlier and ids and not ids & set(earlier):
+        return [], LATE  # the deadline came before any of its calls
     results = []
     for number, probe in enumerate(target.probes):
         one, two = earlier.get(str(first + number)), later.get(str(first + number))

@@ -64,6 +64,7 @@ def _bounded_list(items: Any = ()) -> list[Any]:
 def main(spec: dict[str, Any]) -> None:
     stop = spec.get("deadline")  # the writing's time: no call starts past it
     if stop is not None and time.time() > stop:
+        _emit({"id": "late"})
         return
     sys.path.insert(0, spec["root"])
     sys.setrecursionlimit(2000)
@@ -77,6 +78,7 @@ def main(spec: dict[str, Any]) -> None:
     done, spec["_local"] = [], local_markers()
     for call in spec["calls"]:
         if stop is not None and time.time() > stop:
+            _emit({"id": "late"})
             break
         started = time.monotonic()
         record = _probe(module, call, spec)

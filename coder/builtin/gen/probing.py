@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.builtin.gen.calls import Call
-from coder.builtin.gen.probe import RUN_MARK
+from coder.builtin.gen.probe import LATE_RECORD, RUN_MARK
 from coder.builtin.gen.types import Probe, Target
 
 CALL_TIMEOUT_S = 2.0
@@ -110,7 +110,7 @@ def _command(
             f"echo '{RUN_MARK}{run}'; PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED={run} "
             f"python3 - {argument} <<'CODER_PROBE'\n{script}\nCODER_PROBE\n"
         )
-    marks = f"echo '{RUN_MARK}1'; echo '{RUN_MARK}2'; exit 0"  # two runs, no records
+    marks = f"echo '{RUN_MARK}1'; echo '{LATE_RECORD}'; echo '{RUN_MARK}2'; exit 0"  # no calls
     late = f'[ "$(date +%s)" -gt {int(deadline)} ] && {{ {marks}; }}; ' if deadline else ""
     timeout = 2 * (CALL_TIMEOUT_S + 0.5) * len(part) + 20
     # Past the deadline no python starts at all.

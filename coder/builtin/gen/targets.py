@@ -140,15 +140,13 @@ def deferred(targets: list[Target]) -> list[Target]:
     return [target for target in over if not target.skip]
 
 
-def left_over(targets: list[Target], timed: bool) -> None:
-    """Skip for good the targets still waiting past the cap, saying how many were probed
-    (`timed`: all --time-budget allowed)."""
+def left_over(targets: list[Target], why: str) -> None:
+    """Skip for good the targets still waiting past the cap, saying `why` ("" for the
+    count probed without a time budget)."""
     probed = sum(1 for target in targets if not target.skip)
     for target in targets:
         if target.skip == OVER_CAP:
-            target.skip = (
-                f"over the {probed} targets probed {'in the time' if timed else 'per module'}"
-            )
+            target.skip = why or f"over the {probed} targets probed per module"
 
 
 def add_command_lines(target: Target, lines: list[tuple[str, ...]]) -> None:

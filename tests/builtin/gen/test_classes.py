@@ -281,6 +281,14 @@ def test_with_a_time_budget_the_batches_go_on_while_it_lasts(tmp_path: Path) -> 
     assert "(_helper79, 3, 82)," in generated.text  # the fourth batch's last target
 
 
+def test_targets_the_time_did_not_reach_say_so(tmp_path: Path) -> None:
+    source = "".join(f"def f{n}(x: int) -> int:\n    return x + {n}\n\n\n" for n in range(30))
+    generated = generate(tmp_path, {"m.py": source}, "m", deadline=time.time() - 5)
+    lines = _target_lines(generated.summary)
+    assert len(lines) == 30
+    assert all(line.endswith(": skipped (the time ran out before it was probed)") for line in lines)
+
+
 def test_special_methods_come_after_the_public_api(tmp_path: Path) -> None:
     generated = generate(
         tmp_path, {"store.py": STORE}, "store", ["Store.__contains__", "LRUStore.oldest"]

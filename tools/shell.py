@@ -73,8 +73,11 @@ def run_shell(ctx: ToolContext, args: RunShellArgs) -> ToolResult:
         parts.append(f"stderr:\n{result.stderr.rstrip()}")
     if not (result.stdout or result.stderr):
         parts.append("(no output)")
-    # A command that ran and exited non-zero is a result, not a failed tool call.
-    return ToolResult(output="\n".join(parts), exit_code=result.exit_code)
+    # A command that ran and exited non-zero is a result, not a failed tool call. The
+    # output in full is data for in-process models (the builtin engine's probes print
+    # more than a model is shown); wire models get the text, cut to its head and tail.
+    data = {"stdout": result.stdout, "exit_code": result.exit_code}
+    return ToolResult(output="\n".join(parts), exit_code=result.exit_code, data=data)
 
 
 def run_tests(ctx: ToolContext, args: RunTestsArgs) -> ToolResult:

@@ -32,6 +32,16 @@ def test_run_shell_runs_in_the_workspace(ctx: ToolContext) -> None:
     assert call(ctx, "run_shell", command="true").output == "exit code: 0\n(no output)"
 
 
+def test_run_shell_gives_in_process_models_the_whole_stdout(ctx: ToolContext) -> None:
+    """The loop shows a model 12,000 characters at most; the builtin engine's probes
+    read the data, which holds every line (wire models never get it)."""
+    command = "python3 -c 'print(*range(9000), sep=chr(10))'"
+    result = call(ctx, "run_shell", command=command)
+    assert result.data is not None and result.data["exit_code"] == 0
+    assert result.data["stdout"].splitlines() == [str(n) for n in range(9000)]
+    assert result.output.startswith("exit code: 0\nstdout:\n0\n1\n")
+
+
 def test_run_shell_timeout(ctx: ToolContext) -> None:
     result = call(ctx, "run_shell", command="echo started; sleep 30", timeout=1)
     assert result.output.startswith("timed out after 1s")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from coder.builtin.engine import Steps, ToolRequest
+from coder.builtin.engine import Observation, Steps, ToolRequest
 from coder.builtin.gen.goal import GenTarget
 from coder.builtin.gen.probe import LATE, Result, parse_probe_output
 from coder.builtin.gen.probing import Batch
@@ -28,7 +28,7 @@ def probed(targets: list[Target], batch_of: BatchOf) -> Steps[tuple[Parsed, dict
     parsed: Parsed = []
     failed: dict[str, str] = {}
     for target, (start, end, first) in zip(targets, batch.spans, strict=True):
-        output = "\n".join(output.content for output in outputs[start:end])
+        output = "\n".join(_stdout(output) for output in outputs[start:end])
         results, problem = parse_probe_output(output, target, first)
         if problem:
             failed[target.name] = problem if problem == LATE else f"the probe failed: {problem}"
@@ -56,3 +56,10 @@ def probed_batches(
         failed.update(also)
     left_over(targets, LATE if timed else "")
     return chosen, parsed, failed
+
+
+def _stdout(output: Observation) -> str:
+    """The command's whole output (the loop shows a model only its head and tail: a
+    probe command of 24 calls prints 8-25k characters)."""
+    data = output.data or {}
+    return str(data["stdout"]) if isinstance(data.get("stdout"), str) else output.content

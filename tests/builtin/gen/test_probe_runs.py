@@ -10,6 +10,9 @@ import shlex
 import subprocess
 from pathlib import Path
 
+from coder.agent.memory import truncate_observation
+from coder.builtin.engine import Observation
+from coder.builtin.gen.batches import probed
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.probe import parse_probe_output
 from coder.builtin.gen.probing import CHUNK, probe_batch, probe_commands
@@ -143,3 +146,33 @@ def test_a_target_past_a_command_boundary_reads_both_commands(tmp_path: Path) ->
         results, problem = parse_probe_output("\n".join(outputs[start:end]), each, first)
         assert not problem
         assert [r.probe for r in results] == each.probes
+
+
+def test_a_batch_reads_each_commands_whole_output_not_the_loops_cut(tmp_path: Path) -> None:
+    """The loop cuts a tool result to its head and tail for a model (a command of 24
+    calls prints 8-25k characters); the probe reads run_shell's data, the whole output."""
+    (tmp_path / "clamp.py").write_text(CLAMP, encoding="utf-8")
+    [target] = find_targets(CLAMP, ["clamp"], "clamp")
+
+    def results(data: bool) -> tuple[int, dict[str, str]]:
+        steps = probed([target], lambda ts: probe_batch(ts, "clamp", ".", lambda _: []))
+        outputs = [
+            subprocess.run(["bash", "-c", request.arguments["command"]], cwd=tmp_path,
+                           capture_output=True, text=True).stdout
+            for request in next(steps)
+        ]  # fmt: skip
+        shown = [
+            Observation(truncate_observation(out, 1500), {"stdout": out} if data else None)
+            for out in outputs
+        ]
+        try:
+            steps.send(shown)
+        except StopIteration as done:
+            parsed, failed = done.value
+            return sum(len(found) for _, found in parsed), failed
+        raise AssertionError("the probe asked for more than one step")
+
+    assert results(data=True) == (len(target.probes), {}) and len(target.probes) == 20
+    count, failed = results(data=False)  # the text a model is shown: cut in the middle
+    assert count < 20 and failed == {"clamp": "the probe failed: the probe did not run twice "
+                                      "(see its output)"}  # fmt: skip

@@ -5,6 +5,7 @@ hash seed, over the calls of one or several targets (probe.py reads their output
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
@@ -120,7 +121,8 @@ def _command(
 def _union(wanted: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """The mutants of a command's calls, each once, in order."""
     found: dict[Any, dict[str, Any]] = {}
-    for mutants in wanted:
+    lists = {id(mutants): mutants for mutants in wanted}  # a target's list once, not per call
+    for mutants in lists.values():
         for mutant in mutants:
             found.setdefault(mutant["id"], mutant)
     return list(found.values())
@@ -158,9 +160,11 @@ def _side_by_side(runs: list[str]) -> str:
     )
 
 
+@functools.cache
 def _script() -> str:
-    """The probe's modules as one script: the helpers first, each without its own
-    `from __future__` line or its imports of the other."""
+    """The probe's modules as one script (read once, sent by every command): the
+    helpers first, each without its own `from __future__` line or its imports of the
+    other."""
     texts = []
     for path in _SCRIPTS:
         lines = path.read_text(encoding="utf-8").splitlines()

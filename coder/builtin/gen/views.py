@@ -52,50 +52,98 @@ def viewed(
 ) -> tuple[list[Pair], dict[str, list[Pair]]]:
     """`tests` with each object's views in one table, and the tests each table replaces
     (`taken`: the names the file has besides these; `prefix`: how the tests spell the
-    module's names, "" or `module.`)."""
+    module's names, "" or `module.`). A views table among `tests` takes more rows."""
     groups: dict[tuple[str, str], list[tuple[Pair, _View]]] = {}
     for pair in tests:
-        view = _view(pair, targets.get(pair[0]), prefix)
-        if view is not None:
+        for view in _views(pair, targets.get(pair[0]), prefix):
             groups.setdefault((view.setup, view.var), []).append((pair, view))
     tables: dict[int, Pair] = {}
     replaced: dict[str, list[Pair]] = {}
     dropped: set[int] = set()
     names = taken | {test.name for _, test in tests}
     for members in groups.values():
-        if not 2 <= len(members) <= MAX_ROWS or len({v.view for _, v in members}) < len(members):
+        pairs = list({id(pair): pair for pair, _ in members}.values())
+        if len(pairs) < 2 or len(members) > MAX_ROWS:
             continue
-        table = _table([view for _, view in members], [pair[1] for pair, _ in members], names)
+        if len({v.view for _, v in members}) < len(members):
+            continue
+        old = [test.name for _, test in pairs if test.source.startswith("@")]
+        views = [view for _, view in members]
+        table = _table(views, [test for _, test in pairs], names - set(old[:1]), old[:1])
         names.add(table.name)
-        replaced[table.name] = [pair for pair, _ in members]
-        targets_named = ", ".join(dict.fromkeys(pair[0] for pair, _ in members))
-        tables[id(members[0][0])] = (targets_named, table)
-        dropped |= {id(pair) for pair, _ in members[1:]}
+        replaced[table.name] = pairs
+        targets_named = ", ".join(dict.fromkeys(name for name, _ in pairs))
+        tables[id(pairs[0])] = (targets_named, table)
+        dropped |= {id(pair) for pair in pairs[1:]}
     out = [tables.get(id(pair), pair) for pair in tests if id(pair) not in dropped]
     return out, replaced
 
 
-def _view(pair: Pair, target: Target | None, prefix: str) -> _View | None:
+def _views(pair: Pair, target: Target | None, prefix: str) -> list[_View]:
+    """The view the test checks (see _view), or each row of a views table."""
+    function = _function(pair[1].source, table=True)
+    if function is None:
+        return []
+    if not function.decorator_list:
+        view = _view(function, pair, target, prefix)
+        return [view] if view is not None else []
+    return _rows(function)
+
+
+def _view(
+    function: ast.FunctionDef, pair: Pair, target: Target | None, prefix: str
+) -> _View | None:
     """The test's set-up, object and view when it has this shape: one statement that
     binds the object, one `assert VIEW(object) == LITERAL`."""
-    function = _function(pair[1].source)
-    if function is None or len(function.body) != 2:
-        return None
-    setup, check = function.body
-    if not isinstance(setup, ast.Assign) or len(setup.targets) != 1:
-        return None
-    var = setup.targets[0]
-    if not isinstance(var, ast.Name) or var.id in _COLUMNS or not _compared(check):
+    var = _bound(function)
+    check = function.body[-1]
+    if var is None or var in _COLUMNS or not _compared(check):
         return None
     assert isinstance(check, ast.Assert) and isinstance(check.test, ast.Compare)
-    view = _named(check.test.left, var.id, target, prefix)
+    view = _named(check.test.left, var, target, prefix)
     if view is None or prefix == "" and "." in view and view.split(".")[0] not in pair[1].names:
         return None  # a method whose class the test file does not import
     expected = literal_source(check.test.comparators[0])
-    return _View(double_quoted(ast.unparse(setup)), var.id, view, expected)
+    return _View(double_quoted(ast.unparse(function.body[0])), var, view, expected)
 
 
-def _function(source: str) -> ast.FunctionDef | None:
+def _rows(table: ast.FunctionDef) -> list[_View]:
+    """The rows of a views table, as _table writes it: `@pytest.mark.parametrize(("view",
+    "expected"), [...])` over the set-up and `assert view(OBJECT) == expected`."""
+    [mark] = table.decorator_list
+    var = _bound(table)
+    if var is None or [a.arg for a in table.args.args] != list(_COLUMNS):
+        return []
+    if ast.unparse(table.body[1]) != f"assert view({var}) == expected":
+        return []
+    if not isinstance(mark, ast.Call) or ast.unparse(mark.func) != "pytest.mark.parametrize":
+        return []
+    if len(mark.args) != 2 or mark.keywords or not isinstance(mark.args[1], ast.List):
+        return []
+    setup = double_quoted(ast.unparse(table.body[0]))
+    rows = []
+    for row in mark.args[1].elts:
+        if not isinstance(row, ast.Tuple) or len(row.elts) != 2:
+            return []
+        view, expected = row.elts
+        rows.append(_View(setup, var, ast.unparse(view), literal_source(expected)))
+    return rows
+
+
+def _bound(function: ast.FunctionDef) -> str | None:
+    """The name the function's first statement binds, of its two."""
+    if len(function.body) != 2:
+        return None
+    setup = function.body[0]
+    if not isinstance(setup, ast.Assign) or len(setup.targets) != 1:
+        return None
+    var = setup.targets[0]
+    return var.id if isinstance(var, ast.Name) else None
+
+
+def _function(source: str, table: bool = False) -> ast.FunctionDef | None:
+    """The test defined by `source`: plain (no marks, no arguments), or a table of one
+    parametrize mark when `table`."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -104,7 +152,7 @@ def _function(source: str) -> ast.FunctionDef | None:
         return None
     function = tree.body[0]
     plain = not function.decorator_list and not function.args.args
-    return function if plain else None
+    return function if plain or table and len(function.decorator_list) == 1 else None
 
 
 def _compared(check: ast.stmt) -> bool:
@@ -136,9 +184,10 @@ def _named(call: ast.expr, var: str, target: Target | None, prefix: str) -> str 
     return f"{prefix}{owner}.{function.attr}" if on_var and owner else None
 
 
-def _table(views: list[_View], parts: list[Rendered], taken: set[str]) -> Rendered:
+def _table(views: list[_View], parts: list[Rendered], taken: set[str], keep: list[str]) -> Rendered:
+    """The table of `views`, named as `keep` (a table it takes more rows into) or afresh."""
     first = views[0]
-    name, number = f"test_{first.var}_views", 2
+    name, number = (keep[0] if keep else f"test_{first.var}_views"), 2
     while name in taken:
         name, number = f"test_{first.var}_views_{number}", number + 1
     columns = [("view", [v.view for v in views]), ("expected", [v.expected for v in views])]

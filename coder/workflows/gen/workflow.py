@@ -33,9 +33,10 @@ from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.scope import ModuleTarget, changed_modules
 from coder.workflows.gen.strength import Strength, after_scores, describe
 from coder.workflows.gen.targets import targets, work_options
+from coder.workflows.gen.tidy import tidy
 from coder.workflows.hints import cannot_run, could_not_run, unimportable_project
 from coder.workflows.pages import save_page
-from coder.workflows.session import Effort, RunHooks, Session
+from coder.workflows.session import Effort, RunHooks, Session, is_builtin
 from sandbox import Sandbox, SandboxGone, UnsafeChange
 from tools import COVERAGE_NOT_INSTALLED, CoverageRun, render_test_run, summary_line
 
@@ -132,6 +133,9 @@ def _generate(
     """Each module in turn, then the full suite decides."""
     held: Changes = {}
     outcomes, not_reached, now = _write_modules(session, sandbox, started, held, options)
+    timeout, builtin = session.settings.test_timeout, is_builtin(session.model)
+    if builtin and tidy(sandbox, held, outcomes, timeout, session.hooks):
+        now = None  # the goal's run saw the tests before they were folded
     added = [nodeid for outcome in outcomes for nodeid in outcome.kept]
     before = started.before or Coverage()
     kept = final_gate(session, sandbox, held, added, before, options, now)

@@ -2,7 +2,8 @@
 their mutants unnoticed: variants of the calls that went furthest, one literal argument
 (positional or keyword) changed at a time: a string emptied, its numbers one up, its last
 part after one of the module's own separators (`"/a/b/0"`, split at `"/"`) dropped or
-replaced by another of its short literals (`"/a/b/-"`), one of them put in, or a
+replaced by another of its short literals (`"/a/b/-"`), a bracket it looks for closed
+around something (`"[!"` -> `"[!a]"`, `"ab"` -> `"[ab]"`), one of them put in, or a
 character dropped; a number one off, negated or zero; a flag flipped; a list one item
 longer or empty. Before those, the call with one more keyword argument another call
 passed (the options tried on the path one value opened).
@@ -39,6 +40,8 @@ MAX_JOINED = 6
 MAX_TOKENS = 8
 MAX_PARTS = 2
 """Short literals put in place of a string's last part."""
+_BRACKETS = {"[": "]", "{": "}", "(": ")", "<": ">"}
+"""Groups a parser may look for: a value that opens one gets it closed (see _closed)."""
 MAX_LINE = 120
 """A doctest line's literal longer than this is left as written (a whole usage text)."""
 
@@ -254,7 +257,7 @@ def _texts(value: str, tokens: list[str]) -> list[str]:
     replaced), then a token put in the middle or at the end, a character dropped."""
     middle = len(value) // 2
     found = ["", re.sub(r"\d+", lambda number: str(int(number.group()) + 1), value)]
-    found += _parts_changed(value, tokens)
+    found += _parts_changed(value, tokens) + _closed(value, tokens)
     found += [value[:middle] + token + value[middle:] for token in tokens]
     found += [value + token for token in tokens[:3]] + [value[1:], value[:-1], value * 2]
     return list(dict.fromkeys(found))
@@ -273,6 +276,21 @@ def _parts_changed(value: str, tokens: list[str]) -> list[str]:
         found += [head] + [f"{upper}{separator}{token}" for token in others[:MAX_PARTS]]
         found += [f"{head}{separator}{token}" for token in others[:MAX_PARTS]]
         break  # one separator: the module's most used one found in the value
+    return found
+
+
+def _closed(value: str, tokens: list[str]) -> list[str]:
+    """For a bracket the module looks for (`"["`, `"{"`): a group the value opened and
+    left open, closed, empty and with something in it (`"[!"` -> `"[!]"`, `"[!a]"`);
+    a value with no group, put in one (`"abc"` -> `"[abc]"`)."""
+    found: list[str] = []
+    for opening, closing in _BRACKETS.items():
+        if opening not in tokens and closing not in tokens:
+            continue
+        if value.count(opening) > value.count(closing):
+            found += [value + closing, f"{value}a{closing}"]
+        elif opening not in value and value:
+            found += [f"{opening}{value}{closing}"]
     return found
 
 

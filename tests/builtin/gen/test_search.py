@@ -12,7 +12,7 @@ import pytest
 
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.probe import Result
-from coder.builtin.gen.search import left_to_reach, module_tokens, search_probes
+from coder.builtin.gen.search import _texts, left_to_reach, module_tokens, search_probes
 from coder.builtin.gen.types import Probe, Target
 from tests.helpers import commit_all, gen_report, write_tree
 
@@ -155,3 +155,10 @@ def test_a_doctest_scenario_is_varied_through_its_earlier_lines_literals() -> No
         "empty_argv",
         "three_argvs",
     ]
+
+
+def test_a_bracket_the_module_looks_for_is_closed_around_content() -> None:
+    tokens = ["[", "]", "!"]
+    assert {"[!]", "[!a]"} <= set(_texts("[!", tokens))  # left open: closed, with content
+    assert "[ab]" in _texts("ab", tokens) and "{ab}" not in _texts("ab", tokens)
+    assert not any(text.startswith("[") for text in _texts("ab", ["-", "/"]))

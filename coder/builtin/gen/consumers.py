@@ -2,11 +2,13 @@
 
 A parameter the body hands to a parser of the standard library is text that parser
 reads, and a value in its language reaches further than "abc": `param.format(...)`,
-`param.format_map(...)` or a `Formatter`'s `parse`/`format`/`vformat` take a str.format
+`param.format_map(...)` or a `Formatter`'s `parse`/`format`/`vformat` (a subclass's
+own `self.parse(...)` too) take a str.format
 template (fields plain, numbered and named, a conversion and a spec, escaped braces, an
 unclosed one); `param % args` a printf template; `json.loads(param)` JSON; `int(param)`
 and `float(param)` a number's digits (and text that is none). A parameter passed on to
-another function of the module is read as that function reads its own (two calls deep).
+another function of the module, or to a method of its own class (`self.vformat(param,
+...)`), is read as that function reads its own (two calls deep).
 """
 
 from __future__ import annotations
@@ -50,19 +52,36 @@ def consumed_values(node: ast.FunctionDef, param: str, tree: ast.Module) -> list
 def consumers(node: ast.FunctionDef, param: str, tree: ast.Module, depth: int = 0) -> list[str]:
     """The languages of the parsers `param` is handed to, in the body's order."""
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    owner = _owner(node, tree)
+    methods = {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef)} if owner else {}
+    formatter = owner is not None and "formatter" in _class_words(owner)
     found: list[str] = []
     for child in ast.walk(node):
-        language = _language(child, param)
+        language = _language(child, param, formatter)
         if language:
             found.append(language)
         elif depth < _DEPTH and isinstance(child, ast.Call):
-            callee, position = _passed(child, param, functions)
+            callee, position = _passed(child, param, functions, methods)
             if callee is not None and callee is not node:
                 found += consumers(callee, _param_at(callee, position), tree, depth + 1)
     return list(dict.fromkeys(found))
 
 
-def _language(node: ast.AST, param: str) -> str:
+def _owner(node: ast.FunctionDef, tree: ast.Module) -> ast.ClassDef | None:
+    """The module's class `node` is a method of."""
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef) and any(item is node for item in cls.body):
+            return cls
+    return None
+
+
+def _class_words(cls: ast.ClassDef) -> str:
+    """The class's name and its bases', lower case: a `Formatter` subclass's `self.parse`
+    parses what `string.Formatter` does."""
+    return " ".join([cls.name, *(ast.unparse(base) for base in cls.bases)]).lower()
+
+
+def _language(node: ast.AST, param: str, formatter: bool = False) -> str:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and is_name(node.left, param):
         return "printf"
     if not isinstance(node, ast.Call):
@@ -75,21 +94,30 @@ def _language(node: ast.AST, param: str) -> str:
     called = ast.unparse(func)
     if isinstance(func, ast.Attribute) and func.attr in _FORMATTER_METHODS:
         owner = ast.unparse(func.value).lower()
-        return "format" if "formatter" in owner else ""
+        return "format" if "formatter" in owner or formatter and owner == "self" else ""
     if called in _JSON:
         return "json"
     return called if called in ("int", "float") else ""
 
 
 def _passed(
-    call: ast.Call, param: str, functions: dict[str, ast.FunctionDef]
+    call: ast.Call,
+    param: str,
+    functions: dict[str, ast.FunctionDef],
+    methods: dict[str, ast.FunctionDef],
 ) -> tuple[ast.FunctionDef | None, int]:
-    """The module function `call` hands `param` to, and at which position."""
-    if not isinstance(call.func, ast.Name) or call.func.id not in functions:
+    """The module function, or the method of its own class (`self.vformat(...)`), that
+    `call` hands `param` to, and at which of its positional parameters."""
+    func, callee, skipped = call.func, None, 0
+    if isinstance(func, ast.Name):
+        callee = functions.get(func.id)
+    elif isinstance(func, ast.Attribute) and is_name(func.value, "self"):
+        callee, skipped = methods.get(func.attr), 1  # `self` is its first parameter
+    if callee is None:
         return None, -1
     for position, arg in enumerate(call.args):
         if is_name(arg, param):
-            return functions[call.func.id], position
+            return callee, position + skipped
     return None, -1
 
 

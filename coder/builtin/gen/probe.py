@@ -9,7 +9,7 @@ randomness, object ids or set order under a different hash seed falls away here.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from coder.builtin.gen.types import Probe, Target
@@ -124,6 +124,8 @@ def _lines(text: object) -> frozenset[int]:
 
 
 def _result(probe: Probe, record: dict[str, Any]) -> Result:
+    if record.get("listed") and not probe.call.wrap:  # the probe listed an iterator's items
+        probe = replace(probe, call=replace(probe.call, wrap="list"))
     return Result(
         probe,
         str(record.get("kind")),

@@ -140,14 +140,16 @@ def _call(
     namespace: dict[str, Any], call: dict[str, Any], module: ModuleType, tracer: LineTracer | None
 ) -> Any:
     """The call itself: its value (and the observers after it) or its exception."""
-    printed = io.StringIO()
+    printed, listed = io.StringIO(), {}
     if tracer is not None:
         tracer.start()
     try:
         with contextlib.redirect_stdout(printed):
             value = _run(call["expr"], namespace)
+            if not call.get("bind") and _lazy(value, module):  # a test asserts its items
+                listed, value = {"listed": True}, _bounded_list(value)
     except (Exception, SystemExit) as exc:  # a CLI's own exit (DocoptExit) is its answer
-        return {**_exception(exc, module), "kind": "raise"}
+        return {**_exception(exc, module), "kind": "raise", **listed}
     finally:
         if tracer is not None:
             tracer.stop()
@@ -164,7 +166,17 @@ def _call(
                 tracer.stop()
     found["after"] = _observe(namespace, call["observe"], module)
     found["stdout"] = printed.getvalue()[: MAX_REPR + 1]
-    return {**found, "kind": "return"}
+    return {**found, "kind": "return", **listed}
+
+
+def _lazy(value: object, module: ModuleType) -> bool:
+    """An iterator from elsewhere (`map(...)`, a generator expression, a parser's
+    `formatteriterator`), whose repr says nothing: its items are the result. Not a file,
+    nor the module's own class (its repr or state says what it is)."""
+    if not isinstance(value, Iterator) or isinstance(value, io.IOBase):
+        return False
+    kind = type(value)
+    return kind.__module__ != module.__name__ and vars(module).get(kind.__name__) is not kind
 
 
 def _run(source: str, namespace: dict[str, Any]) -> Any:

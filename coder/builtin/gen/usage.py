@@ -5,7 +5,7 @@ In that order: the docstring (`:type text: str`, `:param str text:`, Google's
 `text (str): ...`, NumPy's `text : str`, with "or", "list of" and ", optional" read as
 typing writes them); then the body: `isinstance(text, (list, Mapping))`, string methods
 (`text.lower()`), mapping ones (`d.items()`), a file's (`f.read()`, `f.seek(0)`),
-`append`, arithmetic with a number, `range(n)`, iteration (`for x in items`,
+`append`, a set's `add`, arithmetic with a number, `range(n)`, iteration (`for x in items`,
 `list(items)`, `self.extend(items)`), a slice's parts (`index.start`, as `__getitem__`
 reads one), a check of its type (`isinstance(x, dict)`, `type(x) in (set, frozenset)`).
 """
@@ -27,6 +27,7 @@ _DATETIME_METHODS |= {"toordinal", "astimezone", "utcoffset", "timestamp", "isoc
 _DATETIME_METHODS |= {".year", ".month", ".day", ".hour", ".minute", ".tzinfo"}
 _TIMEDELTA_METHODS = {"total_seconds", ".days", ".seconds", ".microseconds"}
 _LIST_METHODS = {"append", "extend", "sort", "insert"}
+_SET_METHODS = {"add", "discard"}
 _SLICE_READS = {".start", ".stop", ".step"}
 _FILE_METHODS = {"read", "readline", "readlines", "seek", "tell", "fileno", "truncate"}
 _ISINSTANCE_NAMES = {"Mapping": "dict", "MutableMapping": "dict", "Sequence": "list"}
@@ -80,6 +81,7 @@ def _used_as(node: ast.FunctionDef, param: str) -> str:
             (_STR_METHODS, "str"),
             (_DICT_METHODS, "dict"),
             (_LIST_METHODS, "list"),
+            (_SET_METHODS, "set"),
             (_DATETIME_METHODS, "datetime"),
             (_TIMEDELTA_METHODS, "timedelta"),
             (_SLICE_READS, "slice"),

@@ -75,7 +75,7 @@ _NAME_GUESSES = [
     (re.compile(r"^(fp|fo|fobj|fileobj|file_obj|f_obj|file_like|stream)$|_(fp|stream)$"), "file"),
     (re.compile(r"^(pred|predicate|cond|condition)$"), "Callable[..., bool]"),
     (re.compile(r"^(func|fn|f|function|callback|transform|mapper|converter)$"), "Callable"),
-    (re.compile(r"^(d|dct|mapping)$|(dict|mapping)$"), "dict"),
+    (re.compile(r"^(d|dct|mapping|kwargs|kwds|kw)$|(dict|mapping|_kwargs)$"), "dict"),
     (re.compile(r"(keys|names|words|labels|paths|titles|strings|texts|lines|tags)$"), "list[str]"),
     (re.compile(r"(name|text|word|title|string|label|key|path|prefix|suffix|^s$)"), "str"),
     (
@@ -86,6 +86,7 @@ _NAME_GUESSES = [
     (re.compile(r"_(spec|line|url)$"), "str"),
     (re.compile(r"(items|values|numbers|nums|xs|data|elements|seq|sequence|lst)$"), "list[int]"),
     (re.compile(r"^(it|iterable|iter|collection|container|array|arr)$"), "list[int]"),
+    (re.compile(r"^(args|positional)$|_args$"), "list[int]"),  # `*args` handed on as one
 ]
 _ANYTHING = ("3", '"abc"')
 """What a parameter nothing tells about is tried with: a number, then text. A call these

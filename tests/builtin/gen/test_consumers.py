@@ -111,3 +111,35 @@ def fill(template, value):
     found = param_values(source, "fill")["template"]
     assert found[0] == '"<{}>"', found
     assert '"{0}: {name!r:>8}"' in found, found
+
+
+def test_a_formatter_subclass_and_its_own_methods_hand_on_a_template() -> None:
+    source = """\
+import string
+
+
+class Loud(string.Formatter):
+    def shout(self, template, *args):
+        return self.vformat(template, args, {}).upper()
+
+    def twice(self, pattern):
+        return self.shout(pattern) * 2
+
+
+class Plain:
+    def show(self, spec):
+        return self.render(spec)
+
+    def render(self, spec):
+        return spec % ()
+"""
+    tree = ast.parse(source)
+    methods = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert consumers(methods["shout"], "template", tree) == ["format"]  # a Formatter's self
+    assert consumers(methods["twice"], "pattern", tree) == ["format"]  # through self.shout
+    assert consumers(methods["show"], "spec", tree) == ["printf"]  # through self.render
+    assert consumers(methods["render"], "spec", tree) == ["printf"]
+    other = source.replace("Loud(string.Formatter)", "Loud")  # no Formatter: self is no parser
+    tree = ast.parse(other)
+    methods = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert consumers(methods["shout"], "template", tree) == []

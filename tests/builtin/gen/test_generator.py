@@ -512,3 +512,45 @@ def test_a_cli_that_exits_with_its_own_exception_is_answered_by_it(tmp_path: Pat
     assert error == "", done.stdout
     [result] = results
     assert (result.kind, result.expect, result.repr) == ("raise", "UsageExit", "usage: prog FILE")
+
+
+LAZY = """\
+def shouted(text: str):
+    return map(str.upper, text.split())
+
+
+def evens(numbers: list):
+    return (n for n in numbers if n % 2 == 0)
+
+
+class Countdown:
+    def __init__(self, start: int) -> None:
+        self.left = start
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> int:
+        if self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        return self.left + 1
+
+    def __repr__(self) -> str:
+        return f"Countdown({self.left})"
+
+
+def countdown(start: int) -> Countdown:
+    return Countdown(start)
+"""
+
+
+def test_an_iterator_from_elsewhere_is_checked_by_its_items(tmp_path: Path) -> None:
+    """`map(...)` and a generator expression say nothing in their repr: their items are
+    the result. An iterator class of the module's own keeps its own repr."""
+    generated = generate(tmp_path, {"lazy.py": LAZY}, "lazy", ["shouted", "evens", "countdown"])
+    text = generated.text
+    assert 'list(shouted("abc")) == ["ABC"]' in text, text
+    assert "list(evens([3, 1, 2])) == [2]" in text, text
+    assert "list(countdown(" not in text and "Countdown(" in text, text
+    assert run_pytest_in(generated.repo).returncode == 0

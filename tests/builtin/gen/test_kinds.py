@@ -131,6 +131,13 @@ def test_a_parameter_named_after_a_type_or_a_notation_holds_one() -> None:
     assert [v.source for v in guessed_values("hex")][:2] == ['"ff"', '"0x1A"']
     assert '"101"' in [v.source for v in guessed_values("bin")]
     assert guessed_values("buf")[0].source == 'b"abc"'
+    assert first("kwargs") == first("extra_kwargs") == '{"a": 1, "b": 2}'  # handed on whole
+    assert first("args") == first("used_args") == "[3, 1, 2]"
+
+
+def test_a_parameter_the_body_adds_to_is_a_set() -> None:
+    source = "def note(seen, item):\n    seen.add(item)\n    return len(seen)\n"
+    assert param_values(source, "note")["seen"][0] == "{1, 2}"
 
 
 def test_a_function_named_as_one_returns_results_of_several_kinds() -> None:

@@ -57,6 +57,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
         return target
     ctor = constructor(cls, facts)
     var = safe_name(snake_case(cls.name))
+    var += "_" * (var in facts.names)  # `shlex_ = shlex()`: the class stays callable
     scenarios = _scenarios(cls, node, method, facts)
     scenarios = [_named_as(probe, cls.name, var) for probe in scenarios]
     if ctor is None and not scenarios:

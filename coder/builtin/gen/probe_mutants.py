@@ -94,14 +94,15 @@ def kill_analysis(
 ) -> dict[int, dict[str, str]]:
     """{call id: {mutant id: letters}} for the calls in `done` (spec call, its record,
     its duration) against the spec's mutants, within the spec's mutant budget and
-    before its deadline; a call marked not "mutable" (its target wants no mutants)
-    runs against none."""
+    its share of the time to its deadline (the commands left to run with it); a call
+    marked not "mutable" (its target wants no mutants) runs against none."""
     source = _source(module)
     if source is None:
         return {}
     budget = float(spec.get("mutant_budget") or 0)
-    if spec.get("deadline") is not None:  # the writing's own time runs out first
-        budget = min(budget, float(spec["deadline"]) - time.time())
+    if spec.get("deadline") is not None:  # the writing's own time: this command's share
+        left = float(spec["deadline"]) - time.time()
+        budget = min(budget, left / max(1, int(spec.get("share") or 1)))
     deadline = time.monotonic() + budget
     kills: dict[int, dict[str, str]] = {}
     reloader = _reloader(source, str(module.__file__))

@@ -67,6 +67,7 @@ def main(spec: dict[str, Any]) -> None:
         _emit({"id": "late"})
         return
     sys.path.insert(0, spec["root"])
+    sys.stdin = _NoInput()  # as a test's under pytest (this one's stdin held the script)
     sys.setrecursionlimit(2000)
     signal.signal(signal.SIGALRM, _on_alarm)
     try:
@@ -274,6 +275,20 @@ def _observe(namespace: dict[str, Any], expressions: list[str], module: ModuleTy
             if described["literal_ok"]:
                 seen.append([expression, described["repr"], described["float"]])
     return seen
+
+
+class _NoInput(io.StringIO):
+    """Standard input as pytest's capture leaves it: reading it fails, so a call that
+    reads it gives no result a test would not see too."""
+
+    def read(self, size: int | None = -1) -> str:
+        raise OSError("pytest: reading from stdin while output is captured!")
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        return self.read()
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
 
 
 @contextlib.contextmanager

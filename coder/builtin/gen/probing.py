@@ -84,9 +84,10 @@ def probe_batch(
             calls.append({**_spec_call(len(calls), probe, target), "mutable": bool(mutants)})
             wanted.append(mutants)
     bounds = _bounds(len(calls))
+    spans = list(zip(bounds, bounds[1:], strict=False))
     commands = [
-        _command(calls[start:end], _union(wanted[start:end]), module, root, deadline)
-        for start, end in zip(bounds, bounds[1:], strict=False)
+        _command(calls[start:end], _union(wanted[start:end]), module, root, (deadline, left))
+        for left, (start, end) in zip(range(len(spans), 0, -1), spans, strict=True)
     ]
     return Batch(commands, _spans(targets, bounds))
 
@@ -96,13 +97,17 @@ def _command(
     mutants: list[dict[str, Any]],
     module: str,
     root: str,
-    deadline: float | None,
+    clock: tuple[float | None, int],
 ) -> tuple[str, float]:
-    """One command: the calls `part` run twice side by side, the mutants a half each."""
+    """One command: the calls `part` run twice side by side, the mutants a half each.
+    `clock`: the writing's deadline, and how many of the batch's commands are left to
+    run with this one (its mutants take at most their share of the time left, so the
+    time runs out on no target unprobed)."""
+    deadline, left = clock
     spec: dict[str, Any] = {"root": root, "module": module, "timeout": CALL_TIMEOUT_S}
     spec |= {"deadline": deadline, "calls": part}  # no call, and no mutant, starts past it
     if mutants:
-        spec |= {"mutants": mutants, "mutant_budget": MUTANT_BUDGET_S}
+        spec |= {"mutants": mutants, "mutant_budget": MUTANT_BUDGET_S, "share": left}
     script, runs = _script(), []
     for run, measure in ((1, True), (2, False)):
         shared = {"mutants": mutants[run - 1 :: 2]} if mutants else {}  # a half each

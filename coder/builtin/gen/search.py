@@ -169,7 +169,8 @@ def _joined(probe: Probe, others: list[Probe]) -> Iterator[Probe]:
             continue
         for name, source in other.call.kwargs:
             if name not in given:
-                joined = replace(call, kwargs=(*call.kwargs, (name, source)))
+                modules = tuple(sorted({*call.modules, *other.call.modules}))  # `io.`...
+                joined = replace(call, kwargs=(*call.kwargs, (name, source)), modules=modules)
                 yield _varied(probe, joined, f"{call.label}_{other.call.label}".strip("_"))
 
 

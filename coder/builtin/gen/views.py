@@ -186,10 +186,10 @@ def _named(call: ast.expr, var: str, target: Target | None, prefix: str) -> str 
 
 def _table(views: list[_View], parts: list[Rendered], taken: set[str], keep: list[str]) -> Rendered:
     """The table of `views`, named as `keep` (a table it takes more rows into) or afresh."""
-    first = views[0]
-    name, number = (keep[0] if keep else f"test_{first.var}_views"), 2
+    first, stem = views[0], views[0].var.rstrip("_")  # `shlex_` (the class is `shlex`)
+    name, number = (keep[0] if keep else f"test_{stem}_views"), 2
     while name in taken:
-        name, number = f"test_{first.var}_views_{number}", number + 1
+        name, number = f"test_{stem}_views_{number}", number + 1
     columns = [("view", [v.view for v in views]), ("expected", [v.expected for v in views])]
     body = [first.setup, f"assert view({first.var}) == expected"]
     source = parametrized(name, columns, body)

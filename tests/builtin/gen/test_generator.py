@@ -554,3 +554,33 @@ def test_an_iterator_from_elsewhere_is_checked_by_its_items(tmp_path: Path) -> N
     assert "list(evens([3, 1, 2])) == [2]" in text, text
     assert "list(countdown(" not in text and "Countdown(" in text, text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+READER = """\
+import sys
+
+
+class reader:
+    def __init__(self, stream=None, sep=" "):
+        self.stream = sys.stdin if stream is None else stream
+        self.sep = sep
+
+    def words(self) -> list:
+        return self.stream.read().split(self.sep)
+
+
+def first_line(default: str = "") -> str:
+    return sys.stdin.readline().strip() or default
+"""
+
+
+def test_an_object_of_a_lower_case_class_and_standard_input_as_pytest_has_it(
+    tmp_path: Path,
+) -> None:
+    """`reader_ = reader(...)`: a variable named as the class would shadow it. A call that
+    reads standard input fails under pytest's capture, and fails so in the probe too:
+    no test of it is written to fail when run."""
+    generated = generate(tmp_path, {"rd.py": READER}, "rd", ["reader.words", "first_line"])
+    assert "reader_ = reader(" in generated.text and "reader = reader(" not in generated.text
+    assert "dropped" not in generated.summary, generated.summary
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import time
 import types
@@ -220,3 +221,37 @@ def test_the_two_probe_runs_share_the_mutants_and_the_result_holds_both_halves(
     assert killed == halves[0] | halves[1] and killed <= ids
     boundary = next(m for m in mutants if m["text"] == "score > PASS")
     assert boundary["id"] in found[0].kills  # 50 passes, and would fail under `>`
+
+
+def test_a_commands_mutants_take_their_share_of_the_writings_time_left(tmp_path: Path) -> None:
+    """With four commands still to run and 2 s left, this one's mutants get 0.5 s: the
+    time is not spent on one command's mutants while later targets go unprobed."""
+    path = tmp_path / "grade.py"
+    path.write_text(GRADE)
+    module = types.ModuleType("grade")
+    module.__file__ = str(path)
+    mutants = MutantPool(GRADE, "grade.py", None, set()).spec_for("grade", (4, 7))
+    record = {"kind": "return", "repr": "'pass'", "literal_ok": True, "_lines": [2, 5, 6, 7]}
+    ran: list[object] = []
+
+    def run(mutated: types.ModuleType, call: dict[str, Any], timeout: float) -> dict[str, Any]:
+        ran.append(mutated)
+        time.sleep(0.3)
+        return record
+
+    assert len(mutants) >= 4
+    done = [({"id": 0}, record, 0.001)]
+    spec = {"mutants": mutants, "mutant_budget": 5.0, "timeout": 1.0}
+    kill_analysis(module, done, {**spec, "deadline": time.time() + 2, "share": 4}, run)
+    assert 1 <= len(ran) <= 2
+    ran.clear()
+    kill_analysis(module, done, {**spec, "deadline": time.time() + 2, "share": 1}, run)
+    assert len(ran) >= 4
+
+
+def test_each_command_of_a_timed_batch_knows_how_many_are_left_with_it() -> None:
+    target = Target("grade", probes=[Probe(Call("grade", (str(n),))) for n in range(60)])
+    commands = probe_commands(target, "grade", ".", [{"id": 1, "line": 5}], time.time() + 60)
+    arguments = [c.split("python3 - ", 1)[1].split(" <<'CODER_PROBE'")[0] for c, _ in commands]
+    shares = [json.loads(shlex.split(argument)[0])["share"] for argument in arguments]
+    assert shares == list(range(len(commands), 0, -1)) and len(commands) > 1

@@ -86,6 +86,17 @@ def test_the_call_that_went_furthest_meets_the_other_calls_options() -> None:
     assert made[0] == 'slug("ab", algorithm="modern", lowercase=False)'
 
 
+def test_an_option_joined_from_another_call_brings_the_modules_its_value_spells() -> None:
+    target = Target("load", span=(1, 9), params=["name"])
+    deep = Probe(Call("load", ('"ab"',), (("strict", "True"),)))
+    other = Probe(Call("load", ('"ab"',), (("stream", 'io.StringIO("x")'),), modules=("io",)))
+    target.probes = [deep, other]
+    ran = Result(deep, "return", lines=frozenset({1, 2, 3}), arcs=frozenset({(1, 3)}))
+    [joined, *_] = search_probes(target, [ran], ["%"], target.params)
+    assert joined.call.source() == 'load("ab", strict=True, stream=io.StringIO("x"))'
+    assert joined.call.modules == ("io",)  # else `io` is undefined: a false possible bug
+
+
 def test_a_variant_of_a_doctest_call_carries_no_expected_output() -> None:
     """What a doctest says of its call is no claim about another input: a variant that
     kept it would be reported as a possible bug."""

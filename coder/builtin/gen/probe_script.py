@@ -32,7 +32,7 @@ from typing import Any
 
 from coder.builtin.gen.probe_local import is_local, local_markers  # inlined in the probe
 from coder.builtin.gen.probe_mutants import digest, kill_analysis  # inlined in the probe
-from coder.builtin.gen.probe_setup import argv_set, frozen  # inlined in the probe
+from coder.builtin.gen.probe_setup import NoInput, argv_set, frozen  # inlined in the probe
 from coder.builtin.gen.probe_trace import LineTracer, line_ranges  # inlined in the probe
 
 MARK = "@@probe "
@@ -67,7 +67,7 @@ def main(spec: dict[str, Any]) -> None:
         _emit({"id": "late"})
         return
     sys.path.insert(0, spec["root"])
-    sys.stdin = _NoInput()  # as a test's under pytest (this one's stdin held the script)
+    sys.stdin = NoInput()  # as a test's under pytest (this one's stdin held the script)
     sys.setrecursionlimit(2000)
     signal.signal(signal.SIGALRM, _on_alarm)
     try:
@@ -275,20 +275,6 @@ def _observe(namespace: dict[str, Any], expressions: list[str], module: ModuleTy
             if described["literal_ok"]:
                 seen.append([expression, described["repr"], described["float"]])
     return seen
-
-
-class _NoInput(io.StringIO):
-    """Standard input as pytest's capture leaves it: reading it fails, so a call that
-    reads it gives no result a test would not see too."""
-
-    def read(self, size: int | None = -1) -> str:
-        raise OSError("pytest: reading from stdin while output is captured!")
-
-    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        return self.read()
-
-    def fileno(self) -> int:
-        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
 
 
 @contextlib.contextmanager

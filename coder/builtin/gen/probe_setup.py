@@ -1,11 +1,12 @@
 """What a probed call's test does first, done the same way in the probe: environment
-variables unset, clocks patched to constants, `random` seeded, `sys.argv` set. Part of
-the probe script (probe.py sends it inline)."""
+variables unset, clocks patched to constants, `random` seeded, `sys.argv` set, standard
+input as pytest's capture leaves it. Part of the probe script (probe.py sends it inline)."""
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import os
 import sys
 from collections.abc import Iterator
@@ -64,3 +65,17 @@ def resolve(dotted: str) -> Any:
             found = getattr(found, name)
         return found
     raise ImportError(dotted)
+
+
+class NoInput(io.StringIO):
+    """Standard input as pytest's capture leaves it: reading it fails, so a call that
+    reads it gives no result a test would not see too."""
+
+    def read(self, size: int | None = -1) -> str:
+        raise OSError("pytest: reading from stdin while output is captured!")
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        return self.read()
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")

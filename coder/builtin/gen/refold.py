@@ -40,8 +40,8 @@ def refolded(text: str, source: str, module: str, ours: set[str]) -> str | None:
     style = import_style(text, module)
     lines = text.splitlines()
     read = [_read(node, lines, targets, style) for node in tree.body if _ours(node, ours)]
-    pairs = [pair for pair, _ in (found for found in read if found is not None)]
-    spans = [span for _, span in (found for found in read if found is not None)]
+    found = [item for item in read if item is not None]
+    pairs, spans = [pair for pair, _ in found], [span for _, span in found]
     others = test_names(text) - {test.name for _, test in pairs}
     tests, _ = regrouped(pairs, targets, others)
     tests, _ = viewed(tests, targets, style.prefix, others)

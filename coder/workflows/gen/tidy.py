@@ -48,7 +48,7 @@ def _tidy_file(
     timeout: float,
     hooks: RunHooks,
 ) -> bool:
-    before = bytes(held[path] or b"").decode("utf-8", errors="replace")
+    before = (held[path] or b"").decode("utf-8", errors="replace")
     ours = {_name(nodeid) for outcome in passes for nodeid in outcome.kept if _in(nodeid, path)}
     module = passes[0].module
     try:

@@ -6,7 +6,7 @@ In that order: the docstring (`:type text: str`, `:param str text:`, Google's
 typing writes them); then the body: `isinstance(text, (list, Mapping))`, string methods
 (`text.lower()`), mapping ones (`d.items()`), a file's (`f.read()`, `f.seek(0)`),
 `append`, a set's `add`, arithmetic with a number, `range(n)`, iteration (`for x in items`,
-`list(items)`, `self.extend(items)`), a slice's parts (`index.start`, as `__getitem__`
+`list(items)`, `self.extend(items)`), a call of it (`key(item)`: a callable), a slice's parts (`index.start`, as `__getitem__`
 reads one), a check of its type (`isinstance(x, dict)`, `type(x) in (set, frozenset)`).
 """
 
@@ -72,7 +72,9 @@ def _typing(text: str) -> str:
 
 def _used_as(node: ast.FunctionDef, param: str) -> str:
     """The kinds the body's methods call for first (the main case), then the ones its
-    isinstance checks single out."""
+    isinstance checks single out; a callable when the body calls it (`key(item)`)."""
+    if any(_called(child, param) for child in ast.walk(node)):
+        return "Callable"
     methods = {method_call(child, param) for child in ast.walk(node)} - {""}
     methods |= {_read(child, param) for child in ast.walk(node)} - {""}
     kinds = [
@@ -98,6 +100,10 @@ def _used_as(node: ast.FunctionDef, param: str) -> str:
     checked = checked_kinds(node, param)
     kinds += sorted(checked, key=lambda kind: kind not in _BUILTIN_KINDS)  # the module's last
     return " | ".join(dict.fromkeys(kinds))
+
+
+def _called(node: ast.AST, param: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == param
 
 
 _BUILTIN_KINDS = {"str", "int", "float", "bool", "bytes", "list", "tuple", "dict", "set"}

@@ -132,7 +132,7 @@ def drop_suite_failures(
         path, _, name = _test_id(nodeid).partition("::")
         by_file.setdefault(path, set()).add(name.replace("::", "."))
     for path, names in by_file.items():
-        _drop_from_file(session, sandbox, held, path, names)
+        drop_from_file(session, sandbox, held, path, names)
     dropped: dict[str, str] = {}
     for nodeid, failure in failing.items():
         message = (failure.message.splitlines() or [""])[0]
@@ -140,7 +140,7 @@ def drop_suite_failures(
     return dropped
 
 
-def _drop_from_file(
+def drop_from_file(
     session: Session, sandbox: Sandbox, held: Changes, path: str, names: set[str]
 ) -> None:
     original = session.files.original(path)

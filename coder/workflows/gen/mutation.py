@@ -131,7 +131,7 @@ def baseline(
     for mutant in every:
         if index.tests_on(mutant.path, mutant.statement_line):
             by_path[mutant.path].covered.add(mutant)
-    result = _run(sandbox, every, index, budget_s)
+    result = run_against(sandbox, every, index, budget_s)
     for mutant in result.not_run:
         by_path[mutant.path].unrun.add(mutant)
     for outcome in result.outcomes:
@@ -155,7 +155,7 @@ def after(
         if m in module.ran
         if m not in module.killed_before
     ]
-    result = _run(sandbox, survivors, index, budget_s)
+    result = run_against(sandbox, survivors, index, budget_s)
     by_path = {module.path: module for module in modules}
     for module in modules:
         module.killed_now.clear()
@@ -170,7 +170,7 @@ def after(
     return {module.path: module.score(after=True) for module in modules}
 
 
-def _run(
+def run_against(
     sandbox: Sandbox, mutants: list[Mutant], index: TestIndex, budget_s: float
 ) -> MutationResult:
     """The mutants run against the tests on their lines: forked from one pytest session,

@@ -26,10 +26,8 @@ class TestIndex:
     def of(cls, run: CoverageRun, contexts: dict[str, TestCoverage]) -> TestIndex:
         index = cls(test_time=min(run.tests.test_time or run.tests.duration, 60.0))
         tests = _test_functions(run)
-        for nodeid in tests:
-            path, _, name = nodeid.partition("::")
-            context = context_of(contexts, path, name.replace("::", "."))
-            for line in contexts[context].lines if context is not None else ():
+        for nodeid, covered in by_test(run, contexts).items():
+            for line in covered.lines:
                 index.by_line.setdefault(line, []).append(nodeid)
         outside = contexts[""].lines if "" in contexts and tests else set()
         index.at_import = {line for line in outside if line not in index.by_line}
@@ -37,12 +35,29 @@ class TestIndex:
             index.by_line[line] = list(tests)
         return index
 
+    def without(self, tests: set[str]) -> TestIndex:
+        """The same index with `tests` (node ids) taken out."""
+        by_line = {key: [t for t in found if t not in tests] for key, found in self.by_line.items()}
+        return TestIndex(by_line, self.test_time, self.at_import)
+
     def tests_on(self, path: str, line: int) -> list[str]:
         return self.by_line.get((path, line), [])
 
     def imported(self, path: str, line: int) -> bool:
         """The line ran only at import time (at_import)."""
         return (path, line) in self.at_import
+
+
+def by_test(run: CoverageRun, contexts: dict[str, TestCoverage]) -> dict[str, TestCoverage]:
+    """What each of the run's passing test functions covered, by node id, in run order
+    (those coverage.py gave no context of its own are left out)."""
+    found: dict[str, TestCoverage] = {}
+    for nodeid in _test_functions(run):
+        path, _, name = nodeid.partition("::")
+        context = context_of(contexts, path, name.replace("::", "."))
+        if context is not None:
+            found[nodeid] = contexts[context]
+    return found
 
 
 def _test_functions(run: CoverageRun) -> list[str]:

@@ -1,7 +1,7 @@
 """`coder gen`: coverage and mutation baseline -> targets (uncovered lines, surviving
 mutants) -> the agent writes tests per module -> keep the tests that pass the filters
-and kill a mutant no other test kills -> coverage and mutation score after -> deliver,
-as `coder fix` does.
+and kill a mutant no other test kills -> coverage and mutation score after -> the new
+tests the others make redundant taken out (prune.py) -> deliver, as `coder fix` does.
 
 Nothing reaches the user's tree unless the full suite, with every kept test, is green.
 """
@@ -30,6 +30,7 @@ from coder.workflows.gen.generation import Generation, deliver, gen_report, save
 from coder.workflows.gen.judge import Covered
 from coder.workflows.gen.module import ModuleOutcome, write_tests, writing_time_left
 from coder.workflows.gen.options import GenOptions
+from coder.workflows.gen.prune import prune
 from coder.workflows.gen.scope import ModuleTarget, changed_modules
 from coder.workflows.gen.strength import Strength, after_scores, describe
 from coder.workflows.gen.targets import targets, work_options
@@ -145,6 +146,8 @@ def _generate(
         left = options.time_budget - session.elapsed() if options.time_budget else None
         after_scores(sandbox, strength, kept.run, kept.contexts, left)
         session.hooks.info(f"after: {describe(strength.score(after=True))}")
+        left = options.time_budget - session.elapsed() if options.time_budget else None
+        kept = prune(session, sandbox, held, kept, strength, left)
     else:
         strength.forget_new()
     return replace(

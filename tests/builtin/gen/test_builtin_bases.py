@@ -304,3 +304,18 @@ class Box:
     assert "box.size = " in generated.text
     assert "POSSIBLE BUG" not in generated.summary
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_a_parameter_the_body_calls_is_a_callable_that_takes_the_other_branch() -> None:
+    source = """\
+def ranked(items, key=None):
+    if key is None:
+        return sorted(items)
+    return sorted(items, key=lambda item: (key(item), item))
+"""
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    hint, origin = usage_hint(node, "key")
+    assert hint is not None and ast.unparse(hint) == "Callable" and origin == "guess"
+    params = params_of(node, False, ModuleFacts.of(ast.parse(source)))
+    assert "str" in [v.source for v in params[1].values]  # before: 3 and "abc"

@@ -1,7 +1,8 @@
 """The column names of a folded table (see fold.py): each varying literal is named after
 the parameter it is passed as, the variable it is assigned to, `expected` for what an
-assert compares with, `out` for what a captured stream printed, `argv` for the value
-monkeypatched into `sys.argv`."""
+assert compares with (`expected_heap` for an argument asserted after the call changed
+it), `out` for what a captured stream printed, `argv` for the value monkeypatched into
+`sys.argv`."""
 
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
             return params[position]
         return "value"
     if isinstance(parent, ast.Compare) and parent.left is not node:
-        return _captured(parent.left) or "expected"
+        return _captured(parent.left) or _observed(parent.left) or "expected"
     if isinstance(parent, ast.Compare):
         return "item"
     if isinstance(parent, ast.Subscript):
@@ -92,6 +93,14 @@ def _set(node: ast.expr, parents: dict[int, ast.AST], literals: list[ast.expr]) 
     value = place.value if isinstance(place, ast.Constant) else None
     last = value.rsplit(".", 1)[-1] if isinstance(value, str) else ""
     return last if last.isidentifier() else "value"
+
+
+def _observed(node: ast.expr) -> str:
+    """`expected_heap` for `heap`, an argument asserted after the call changed it in
+    place (inplace.py); not for `result`, a returned value held for a long line."""
+    if isinstance(node, ast.Name) and node.id != "result":
+        return f"expected_{node.id.rstrip('_')}"
+    return ""
 
 
 def _captured(node: ast.expr) -> str:

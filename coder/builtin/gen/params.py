@@ -9,6 +9,7 @@ import re
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from coder.builtin.gen.changes import changed_names
 from coder.builtin.gen.compared import compared_literals, compared_params
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.consumers import consumed_values, consumers
@@ -81,11 +82,14 @@ def _params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[
     literals = compared_literals(node, facts.constants, texts, names)
     partners = compared_params(node, names)
     found = []
+    changed = changed_names(node, method, facts)  # lists, if nothing else says
     for arg, default, keyword_only in pairs:
         closed = _closed(arg, facts)
         values = _values(hinted[arg.arg], [] if closed else literals.get(arg.arg, []))
         if all(v.source == "None" for v in values) and default is None and not arg.annotation:
             values += anything(arg.arg)  # `if start is None:` says what else it takes not
+        if arg.arg in changed and not any(v.source.startswith(("[", "{")) for v in values):
+            values = [*hint_values(ast.Name("list"), arg.arg, "guess"), *values]
         matched = _matched(node, arg.arg, facts)
         head, rest = (matched, values) if matched else (values[:1], values[1:])
         if matched and values and values[0].origin == "doctest":  # what the module shows

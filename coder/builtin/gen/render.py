@@ -178,8 +178,9 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
     expected = expected_check(result, prefix)
     nothing = result.repr == "None" and target.procedure
     printed = _printed(result)
+    changed = _observed(result.after, result.before) if target.argument else []
     if expected is not None and not nothing:
-        return [*setup, *_assert(call, expected), *printed]
+        return [*setup, *_assert(call, expected), *printed, *changed]
     if _repr_checked(result):  # `assert repr(walk(...)) == "EndOfList([1])"`
         return [*setup, *_assert(f"repr({call})", f"== {double_quoted(repr(result.repr))}")]
     if result.repr == "None" and printed:
@@ -198,7 +199,7 @@ def asserted(target: Target, result: Result, prefix: str) -> str:
         return "a"
     nothing = result.repr == "None" and target.procedure
     if expected_check(result, prefix) is not None and not nothing:
-        return "vo" if _printed(result) else "v"
+        return "v" + "o" * bool(_printed(result)) + "a" * target.argument
     if _repr_checked(result):
         return "v"
     if result.repr == "None" and _printed(result):

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from coder.builtin.gen.argv import argv_readers, command_lines
 from coder.builtin.gen.calls import Call, plan_calls, with_varargs
+from coder.builtin.gen.changes import changed_params
 from coder.builtin.gen.classes import method_target
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.descriptors import attribute_roles
@@ -28,6 +29,7 @@ from coder.builtin.gen.examples import (
     site_calls,
 )
 from coder.builtin.gen.freeze import freeze_for, volatile_lines, volatile_sources
+from coder.builtin.gen.inplace import in_place
 from coder.builtin.gen.kwargs import vararg_values
 from coder.builtin.gen.messages import raise_messages
 from coder.builtin.gen.nodes import (
@@ -293,4 +295,5 @@ def _function_target(name: str, node: Function | None, facts: ModuleFacts) -> Ta
     )
     if not target.probes:
         target.skip = "no input could be derived for its parameters"
+    in_place(target, node, changed_params(facts).get(name, []), facts.names)
     return target

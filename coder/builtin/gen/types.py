@@ -37,6 +37,8 @@ class Target:
     var: str = ""
     init: bool = False
     """The target is the constructor: its test asserts the new instance's observers."""
+    argument: bool = False
+    """`var` is an argument the function changes in place (inplace.py), not an object."""
     probes: list[Probe] = field(default_factory=list)
     observers: list[str] = field(default_factory=list)
     params: list[str] = field(default_factory=list)

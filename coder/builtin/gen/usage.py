@@ -6,8 +6,9 @@ In that order: the docstring (`:type text: str`, `:param str text:`, Google's
 typing writes them); then the body: `isinstance(text, (list, Mapping))`, string methods
 (`text.lower()`), mapping ones (`d.items()`), a file's (`f.read()`, `f.seek(0)`),
 `append`, a set's `add`, arithmetic with a number, `range(n)`, iteration (`for x in items`,
-`list(items)`, `self.extend(items)`), a call of it (`key(item)`: a callable), a slice's parts (`index.start`, as `__getitem__`
-reads one), a check of its type (`isinstance(x, dict)`, `type(x) in (set, frozenset)`).
+`list(items)`, `self.extend(items)`), a call of it (`key(item)`: a callable), a slice's
+parts (`index.start`, as `__getitem__` reads one), a check of its type (`isinstance(x,
+dict)`, `type(x) in (set, frozenset)`).
 """
 
 from __future__ import annotations

@@ -143,11 +143,9 @@ def _generate(
     strength = started.strength
     if kept.error is None and kept.tests and strength.modules:
         session.hooks.info("after: running the surviving mutants against the new tests")
-        left = options.time_budget - session.elapsed() if options.time_budget else None
-        after_scores(sandbox, strength, kept.run, kept.contexts, left)
+        after_scores(sandbox, strength, kept.run, kept.contexts, _time_left(session, options))
         session.hooks.info(f"after: {describe(strength.score(after=True))}")
-        left = options.time_budget - session.elapsed() if options.time_budget else None
-        kept = prune(session, sandbox, held, kept, strength, left)
+        kept = prune(session, sandbox, held, kept, strength, _time_left(session, options))
     else:
         strength.forget_new()
     return replace(
@@ -158,6 +156,11 @@ def _generate(
         not_reached=not_reached,
         kept=kept,
     )
+
+
+def _time_left(session: Session, options: GenOptions) -> float | None:
+    """What is left of --time-budget (None without one)."""
+    return options.time_budget - session.elapsed() if options.time_budget else None
 
 
 def _status(kept: KeptTests, strength: Strength, options: GenOptions) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from sandbox.base import ExecResult, SandboxError
+from sandbox.shield import deferred_interrupts
 
 TIMEOUT_EXIT_CODE = 124
 """Exit code reported for a command killed by its timeout, as coreutils `timeout` does."""
@@ -53,20 +54,11 @@ def run_limited(
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         # Files, not pipes: a grandchild holding a pipe open cannot make us hang.
         started = time.monotonic()
+        process = _start(argv, cwd=cwd, env=env, limits=limits, out=(stdout, stderr))
         try:
-            process = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                start_new_session=True,
-                preexec_fn=functools.partial(_apply_limits, limits),
-            )
-        except OSError as error:
-            raise SandboxError(f"could not start {argv[0]!r}: {error}") from error
-        timed_out = _wait_then_kill_group(process, timeout)
+            timed_out = _wait(process, timeout)
+        finally:  # an interrupt too: the command's own session would outlive us
+            _kill_group(process)
         duration = time.monotonic() - started
         return ExecResult(
             exit_code=TIMEOUT_EXIT_CODE if timed_out else _exit_code(process.returncode),
@@ -77,19 +69,56 @@ def run_limited(
         )
 
 
-def _wait_then_kill_group(process: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait for the command; kill its group either way so no background child lingers."""
+def _start(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    limits: Limits,
+    out: tuple[IO[bytes], IO[bytes]],
+) -> subprocess.Popen[bytes]:
+    """Start the command with its limits. A preexec_fn runs Python's fork hooks in this
+    process, and a Ctrl-C raised inside one of them (logging's lock release) is printed
+    as "Exception ignored" and lost: the signals wait until the child exists."""
+    process = None
+    try:
+        with deferred_interrupts():
+            process = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out[0],
+                stderr=out[1],
+                start_new_session=True,
+                preexec_fn=functools.partial(_apply_limits, limits),
+            )
+    except OSError as error:
+        raise SandboxError(f"could not start {argv[0]!r}: {error}") from error
+    except BaseException:  # the held signal, delivered as the block ended
+        if process is not None:
+            _kill_group(process)
+        raise
+    assert process is not None
+    return process
+
+
+def _wait(process: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait for the command; True when its time ran out."""
     try:
         process.wait(timeout=timeout)
-        timed_out = False
     except subprocess.TimeoutExpired:
-        timed_out = True
+        return True
+    return False
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the command's group so no background child lingers, and reap it."""
     with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
         os.killpg(process.pid, signal.SIGKILL)
     # A process stuck in the kernel is not reaped; returning matters more than reaping it.
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=_REAP_SECONDS)
-    return timed_out
 
 
 def _exit_code(returncode: int | None) -> int:

@@ -1,13 +1,15 @@
 """What only this machine would print: a result that holds the sandbox's working folder,
 home, temporary folder, interpreter prefix or host name (`expandpath("~/x")` ->
-"/tmp/coder-local-1234/home/x") passes here and fails anywhere else, so it is no
-expectation a test can keep. Part of the probe script (probe.py sends it inline).
+"/tmp/coder-local-1234/home/x", in any case and with either slash) passes here and
+fails anywhere else, so it is no expectation a test can keep. Part of the probe script
+(probe.py sends it inline).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sys
 import tempfile
@@ -30,5 +32,11 @@ def local_markers() -> list[str]:
 
 def is_local(record: dict[str, Any], markers: Iterable[str]) -> bool:
     """Whether what a test would assert about the call holds one of `markers`."""
-    shown = json.dumps([record.get(k) for k in ("repr", "after", "before", "stdout")])
-    return any(json.dumps(marker)[1:-1] in shown for marker in markers)
+    shown = _folded(json.dumps([record.get(k) for k in ("repr", "after", "before", "stdout")]))
+    return any(_folded(json.dumps(marker)[1:-1]) in shown for marker in markers)
+
+
+def _folded(text: str) -> str:
+    """Case and separators aside: a path turned into Windows' (`ntpath.abspath`), upper
+    case or escaped once more by a repr is still this machine's."""
+    return re.sub(r"\\+", "/", text).lower()

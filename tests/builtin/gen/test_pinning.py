@@ -90,6 +90,10 @@ def here(name: str) -> str:
 
 def tidy(path: str) -> str:
     return os.path.normpath(path)
+
+
+def windows_style(name: str) -> str:
+    return os.path.abspath(name).replace("/", "\\\\").upper()
 """
 
 
@@ -98,6 +102,7 @@ def test_a_result_that_holds_this_machines_paths_is_not_pinned(tmp_path: Path) -
     # the sandbox that probed it.
     generated = generate(tmp_path, {"paths.py": PATHS}, "paths")
     assert str(generated.repo) not in generated.text and "coder-local" not in generated.text
+    assert "CODER-LOCAL" not in generated.text  # the folder spelled another way: no trace
     assert "home" not in generated.text.replace("paths.py", "")
     assert "tidy" in generated.text  # what holds no path of the machine stays
     elsewhere = {**os.environ, "HOME": str(tmp_path / "someone-else")}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from coder.builtin.gen.constants import ModuleFacts
+from coder.builtin.gen.nodes import module_functions
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -39,7 +40,7 @@ def changed_names(node: Function, method: bool, facts: ModuleFacts) -> set[str]:
 
 
 def _changed_params(tree: ast.Module) -> dict[str, list[int]]:
-    functions = {n.name: n for n in tree.body if isinstance(n, Function)}
+    functions = module_functions(tree)
     found: dict[str, set[int]] = {name: set() for name in functions}
     grew = True
     while grew:  # a function that hands a parameter on changes it when its callee does

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 
+from coder.builtin.gen.nodes import module_functions
 from coder.builtin.gen.usage import is_name
 
 _LANGUAGES: dict[str, list[tuple[str, str]]] = {
@@ -51,7 +52,7 @@ def consumed_values(node: ast.FunctionDef, param: str, tree: ast.Module) -> list
 
 def consumers(node: ast.FunctionDef, param: str, tree: ast.Module, depth: int = 0) -> list[str]:
     """The languages of the parsers `param` is handed to, in the body's order."""
-    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    functions = module_functions(tree)
     owner = _owner(node, tree)
     methods = {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef)} if owner else {}
     formatter = owner is not None and "formatter" in _class_words(owner)

@@ -15,6 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from coder.builtin.gen.nodes import module_functions
 from tools import Mutant, mutants_for
 
 MAX_PER_PROBE = 160
@@ -98,10 +99,9 @@ def _spec(number: int, mutant: Mutant) -> dict[str, Any]:
 def reach(tree: ast.Module) -> dict[str, set[int]]:
     """{"f" or "Class.method": the module's lines a call of it may run}, by the names
     each function or class uses, transitively. A method reaches its whole class."""
-    scopes: dict[str, ast.AST] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            scopes[node.name] = node
+    kinds = ast.AsyncFunctionDef | ast.ClassDef
+    scopes: dict[str, ast.AST] = {n.name: n for n in tree.body if isinstance(n, kinds)}
+    scopes.update(module_functions(tree))  # those of an `if` or `try` block too
     uses = {name: _names(node, scopes) for name, node in scopes.items()}
     found: dict[str, set[int]] = {}
     for name, scope in scopes.items():

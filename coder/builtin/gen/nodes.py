@@ -6,10 +6,44 @@ from __future__ import annotations
 import ast
 import re
 
+from coder.builtin.gen.conditions import branch_taken
+
 Function = ast.FunctionDef
 
 _NOT_PLAIN = re.compile(r"(Error|Exception|Warning|ABC|Protocol)$")
 _ABSTRACT = re.compile(r"(ABC|Protocol)$")
+
+
+def module_functions(tree: ast.Module) -> dict[str, Function]:
+    """The module's functions by name, those defined under a module-level `if`, `try` or
+    `with` too. Of an `if`, the branch that runs here when its test asks about the
+    interpreter or the platform (conditions.py), else the `if` body's definition; of a
+    `try`, its handler's (`except ImportError: def f(...)`, the pure-Python fallback)."""
+    found: dict[str, Function] = {}
+    todo = list(reversed(tree.body))
+    while todo:  # a later one in this order wins
+        node = todo.pop()
+        if isinstance(node, Function):
+            found[node.name] = node
+        elif isinstance(node, ast.If):
+            taken = branch_taken(node.test)
+            if taken is None:
+                todo += reversed([*node.orelse, *node.body])
+            else:
+                todo += reversed(node.body if taken else node.orelse)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            handled = [stmt for handler in node.handlers for stmt in handler.body]
+            todo += reversed([*node.body, *node.orelse, *node.finalbody, *handled])
+        elif isinstance(node, ast.With):
+            todo += reversed(node.body)
+    return found
+
+
+def initializer(cls: ast.ClassDef) -> Function | None:
+    """What a call of the class hands its arguments to: its `__init__`, else its
+    `__new__` (an immutable value's: `Fraction("3/4")`)."""
+    own = {m.name: m for m in methods(cls)}
+    return own.get("__init__") or own.get("__new__")
 
 
 def methods(cls: ast.ClassDef) -> list[Function]:

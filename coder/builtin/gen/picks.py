@@ -48,6 +48,8 @@ class Pick:
     returns: bool = False
     """Some call returned a value (when none is chosen: the other tests notice it all)."""
     analysed: bool = False
+    absent: bool = False
+    """Every call said the name is not defined: a branch of the module that did not run."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ def pick(
     context: Context,
 ) -> tuple[Pick, Aim]:
     """The target's chosen results, and the aim left after them."""
+    if results and all(_undefined(result, target) for result in results):
+        return Pick(target, analysed=analysed, absent=True), aim
     bugs = possible_bugs(target, results, context.module, target.freeze is None, context.raises)
     if bugs:
         results = apart_from(results, [result for result, _ in bugs])
@@ -226,7 +230,16 @@ def _steady(result: Result, target: Target) -> bool:
     return bool(result.lines) and not result.lines & target.volatile_lines
 
 
+def _undefined(result: Result, target: Target) -> bool:
+    """The call raised NameError for the target's own name (`try: import nt` failed, so
+    its `else:` block never defined it)."""
+    name = target.name.split(".")[0]
+    return result.type == "NameError" and result.repr == f"name {name!r} is not defined"
+
+
 def _nothing_kept(found: Pick) -> str:
+    if found.absent:
+        return "not defined when the module is imported here (a branch of it that did not run)"
     if found.bugs:
         return "looks like a bug (see below); not pinned by a test"
     if found.target.volatile:

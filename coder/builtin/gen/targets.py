@@ -34,6 +34,7 @@ from coder.builtin.gen.kwargs import vararg_values
 from coder.builtin.gen.messages import raise_messages
 from coder.builtin.gen.nodes import (
     exposed_classes,
+    module_functions,
     self_reached,
     state_kept_changed,
     with_inherited,
@@ -68,7 +69,7 @@ def find_targets(source: str, names: list[str], module: str = "") -> list[Target
     tree = ast.parse(source)
     facts = ModuleFacts.of(tree)
     volatile, reading = volatile_sources(tree, module), volatile_lines(tree, module)
-    functions = {n.name: n for n in tree.body if isinstance(n, Function)}
+    functions = module_functions(tree)
     own = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     classes = {name: with_inherited(node, own) for name, node in own.items()}
     targets = []

@@ -48,11 +48,12 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
     target = Target(name, owner=cls.name if cls else "")
     nodes = _by_name(cls) if cls else {}
     node = nodes.get(method)
-    if cls is None or (node is None and method != "__init__") or is_abstract(cls):
+    called = method == "__init__" or method == "__new__" and "__init__" not in nodes
+    if cls is None or (node is None and not called) or is_abstract(cls):
         target.skip = "not a method of a plain class of this module"
         return target
     spelled = method in OPERATOR_FORMS or method in STATEMENT_FORMS
-    if is_dunder(method) and method != "__init__" and not spelled and not called_by_name(method):
+    if is_dunder(method) and not called and not spelled and not called_by_name(method):
         target.skip = "a special method called by syntax the builtin generator does not write"
         return target
     ctor = constructor(cls, facts)
@@ -72,7 +73,7 @@ def method_target(name: str, cls: ast.ClassDef | None, method: str, facts: Modul
     if role == "setter":  # `label = property(_get_label, _set_label)`: shows in `box.label`
         target.observers = [f"{var}.{attribute}", *target.observers][:MAX_OBSERVERS]
     target.span = (node or cls).lineno, (node or cls).end_lineno or cls.lineno
-    if method == "__init__":
+    if called:  # the class called: `Fraction("3/4")`
         target.init = True
         made = plan_calls(cls.name, ctor or [])
         unique: dict[str, Call] = {}

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from coder.builtin.gen.nodes import Function, methods
+from coder.builtin.gen.nodes import Function, initializer, methods
 from coder.builtin.gen.values import literal_source
 from coder.builtin.literals import is_parsed, node_value
 
@@ -39,7 +39,7 @@ class _Callees:
             elif isinstance(node, ast.ClassDef):
                 for method in methods(node):
                     self.methods.setdefault(method.name, []).append(method)
-                init = next((m for m in methods(node) if m.name == "__init__"), None)
+                init = initializer(node)
                 if init is not None:
                     self.functions[node.name] = init
 

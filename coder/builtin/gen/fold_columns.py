@@ -97,9 +97,12 @@ def _set(node: ast.expr, parents: dict[int, ast.AST], literals: list[ast.expr]) 
 
 def _observed(node: ast.expr) -> str:
     """`expected_heap` for `heap`, an argument asserted after the call changed it in
-    place (inplace.py); not for `result`, a returned value held for a long line."""
+    place (inplace.py); not for `result`, a returned value held for a long line.
+    `expected_cents` for `money.cents`, the object's state after the call."""
     if isinstance(node, ast.Name) and node.id != "result":
         return f"expected_{node.id.rstrip('_')}"
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"expected_{node.attr.strip('_')}" if node.attr.strip("_") else ""
     return ""
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from coder.builtin.gen.nodes import is_exception, methods
+from coder.builtin.gen.nodes import initializer, is_exception, methods
 
 
 def held_class(node: ast.FunctionDef, param: str, tree: ast.Module) -> ast.ClassDef | None:
@@ -127,7 +127,7 @@ def constructor_of(cls: ast.ClassDef, tree: ast.Module | None) -> ast.FunctionDe
     seen: set[str] = set()
     while cls.name not in seen:
         seen.add(cls.name)
-        init = next((m for m in methods(cls) if m.name == "__init__"), None)
+        init = initializer(cls)
         if init is not None:
             return init if isinstance(init, ast.FunctionDef) else None
         bases = [classes[b.id] for b in cls.bases if isinstance(b, ast.Name) and b.id in classes]

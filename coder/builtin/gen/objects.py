@@ -18,6 +18,7 @@ from coder.builtin.gen.calls import Call, plan_calls
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.examples import literal_call
 from coder.builtin.gen.kinds import COLLECTIONS, kind_of, size_of
+from coder.builtin.gen.nodes import initializer
 from coder.builtin.gen.params import Param, params_of
 from coder.builtin.gen.types import Function, decorators, methods
 
@@ -175,7 +176,7 @@ def _filled_in(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
 
 def constructor(cls: ast.ClassDef, facts: ModuleFacts) -> list[Param] | None:
     """The constructor's parameters with their values (None when no call can be made)."""
-    init = next((m for m in methods(cls) if m.name == "__init__"), None)
+    init = initializer(cls)
     if init is not None:
         params = params_of(init, True, facts)
     elif "dataclass" in decorators(cls):

@@ -118,7 +118,7 @@ def _keyed(node: ast.FunctionDef, facts: ModuleFacts) -> list[Param]:
 def _class_docs(node: ast.FunctionDef, tree: ast.Module) -> str:
     """A constructor's class docstring, where its arguments are often described."""
     for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-        if node.name == "__init__" and any(m.lineno == node.lineno for m in cls.body):
+        if node.name in ("__init__", "__new__") and any(m.lineno == node.lineno for m in cls.body):
             return ast.get_docstring(cls) or ""
     return ""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 
+from coder.builtin.gen.nodes import initializer
+
 Signatures = dict[str, list[str]]
 """Function or method name -> its parameter names (self and cls left out)."""
 
@@ -17,7 +19,7 @@ def signatures(tree: ast.Module) -> Signatures:
             names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
             found.setdefault(node.name, names[1:] if id(node) in bound else names)
         elif isinstance(node, ast.ClassDef):
-            init = next((n for n in node.body if getattr(n, "name", "") == "__init__"), None)
+            init = initializer(node)
             if isinstance(init, ast.FunctionDef):
                 found.setdefault(node.name, [a.arg for a in init.args.args[1:]])
     return found

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.helpers import generate, run_pytest_in
 
-MONEY = '''\
+MONEY = """\
 class Money:
     __slots__ = ("_cents",)
 
@@ -28,7 +28,7 @@ class Money:
     @property
     def cents(self) -> int:
         return self._cents
-'''
+"""
 
 
 def test_a_class_built_by_new_is_called_with_what_new_takes(tmp_path: Path) -> None:
@@ -36,4 +36,5 @@ def test_a_class_built_by_new_is_called_with_what_new_takes(tmp_path: Path) -> N
     assert "special method" not in generated.summary, generated.summary
     assert "Money(amount=" in generated.text
     assert "pytest.raises(TypeError" in generated.text  # its own raise, reached
+    assert "expected_cents" in generated.text  # the column `money.cents` is checked against
     assert run_pytest_in(generated.repo).returncode == 0

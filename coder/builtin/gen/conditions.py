@@ -17,10 +17,13 @@ _COMPARE: dict[type, Any] = {
     ast.Gt: operator.gt, ast.GtE: operator.ge,
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }  # fmt: skip
-_KNOWN: dict[str, Any] = {"sys.version_info": tuple(sys.version_info)}
-_KNOWN |= {"sys.platform": sys.platform}
-_KNOWN |= {"os.name": os.name, "sys.version_info.major": sys.version_info.major}
-_KNOWN |= {"sys.version_info.minor": sys.version_info.minor}
+_KNOWN: dict[str, Any] = {
+    "sys.version_info": tuple(sys.version_info),
+    "sys.version_info.major": sys.version_info.major,
+    "sys.version_info.minor": sys.version_info.minor,
+    "sys.platform": sys.platform,
+    "os.name": os.name,
+}
 
 
 def branch_taken(test: ast.expr) -> bool | None:

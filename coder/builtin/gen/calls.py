@@ -59,6 +59,16 @@ class Call:
             callee = f"{callee}({', '.join(parts)})"
         return f"{self.wrap}({callee})" if self.wrap else callee
 
+    def slots(self) -> list[tuple[int | str, str]]:
+        """(position or keyword, source) of each argument."""
+        return [*enumerate(self.args), *self.kwargs]
+
+    def with_argument(self, slot: int | str, source: str) -> Call:
+        """This call with the argument at `slot` (a position or a keyword) given `source`."""
+        if isinstance(slot, int):
+            return replace(self, args=(*self.args[:slot], source, *self.args[slot + 1 :]))
+        return replace(self, kwargs=tuple((k, source if k == slot else v) for k, v in self.kwargs))
+
     def qualify(self, prefix: str) -> Call:
         """This call with the module's names it uses spelled `prefix` + name."""
         names = set(self.uses)
@@ -66,6 +76,13 @@ class Call:
         kwargs = tuple((key, qualified(value, names, prefix)) for key, value in self.kwargs)
         callee = self.callee if not self.attribute else qualified(self.callee, names, prefix)
         return replace(self, callee=callee, args=args, kwargs=kwargs)
+
+
+def slot_name(slot: int | str, params: list[str], unknown: str = "value") -> str:
+    """The parameter an argument at `slot` fills: its keyword, or the name at its position."""
+    if isinstance(slot, str):
+        return slot
+    return params[slot] if slot < len(params) else unknown
 
 
 def renamed(source: str, old: str, new: str) -> str:

@@ -2,8 +2,9 @@
 `kw.pop("priority_key", default)`, `kw.get("sep")`, `kw["width"]`, `"width" in kw`. Each
 becomes an optional keyword a call may pass (its values from the docstring's type, else
 its name, else a number and a text); and when the body rejects what is left (`if kw:
-raise TypeError(...)`), one keyword it does not know, which takes that branch. And the
-values a call passes through `*args`."""
+raise TypeError(...)`), one keyword it does not know, which takes that branch. A dict
+parameter read the same way (`settings["width"]`, `settings.get("sep")`) is given a dict
+holding those keys. And the values a call passes through `*args`."""
 
 from __future__ import annotations
 
@@ -27,6 +28,26 @@ def kwarg_keys(node: ast.FunctionDef, docs: str) -> list[tuple[str, list[Value]]
     if _rejects_leftovers(node, kwarg):
         found.append((UNKNOWN, [Value("1", UNKNOWN, "guess")]))
     return found
+
+
+MAX_READ_KEYS = 4
+"""Keys put in a dict the body reads: more make a long literal, and rarely a new path."""
+
+
+def with_read_keys(node: ast.FunctionDef, param: str, values: list[Value]) -> list[Value]:
+    """`values` with one dict holding the keys the body reads from `param` (`{"width":
+    1}` for `settings.get("width", 0)`), each with its typical value (the docstring's
+    type, else its name's), before the first dict no doctest shows; unchanged when no
+    dict is among them (a text's `"abc" in text` reads no key)."""
+    dicts = [n for n, v in enumerate(values) if v.source.startswith("{")]
+    first = next((n for n in dicts if values[n].origin != "doctest"), None)  # shown first
+    keys = _keys(node, param)[:MAX_READ_KEYS] if first is not None else []
+    if first is None or not keys:
+        return values
+    docs = ast.get_docstring(node) or ""
+    items = ", ".join(f'"{key}": {_values(key, docs)[0].source}' for key in keys)
+    read = Value(f"{{{items}}}", f"{param}_with_{'_and_'.join(keys[:2])}", "literal")
+    return [*values[:first], read, *values[first:]]
 
 
 def _keys(node: ast.FunctionDef, kwarg: str) -> list[str]:

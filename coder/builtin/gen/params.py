@@ -18,7 +18,7 @@ from coder.builtin.gen.forwarded import forwarded_to
 from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
 from coder.builtin.gen.kinds import foreign, spread
-from coder.builtin.gen.kwargs import kwarg_keys
+from coder.builtin.gen.kwargs import kwarg_keys, with_read_keys
 from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
 from coder.builtin.gen.stored import as_the_class_uses_it
 from coder.builtin.gen.texts import body_strings, text_values
@@ -180,6 +180,7 @@ def _hinted(
         described = [value for value in described if not value.source.startswith("[")]
     typical = [value for value in shown if value.origin == "guess"]  # built unshown
     found = [value for value in shown if value.origin != "guess"] + described + typical
+    found = with_read_keys(node, arg.arg, found)  # `settings["width"]`: {"width": 1}
     return list({value.source: value for value in reversed(found)}.values())[::-1]
 
 

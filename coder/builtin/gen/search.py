@@ -5,12 +5,12 @@ part after one of the module's own separators (`"/a/b/0"`, split at `"/"`) dropp
 replaced by another of its short literals (`"/a/b/-"`), a bracket it looks for closed
 around something (`"[!"` -> `"[!a]"`, `"ab"` -> `"[ab]"`), one of them put in, or a
 character dropped; a number one off, negated or zero; a flag flipped; a list one item
-longer or empty. Before those, the call with one more keyword argument another call
-passed (the options tried on the path one value opened).
+longer or empty. Before those: a call that raised KeyError with the key in its dict
+(keyed.py), with the text its template argument makes (matched.py), and with one more
+keyword argument another call passed (the options tried on the path a value opened).
 
 A search in the spirit of search-based generators (Pynguin's), kept to literals a reader
-can follow: no random draw, so the same module gets the same tests every run.
-"""
+can follow: no random draw, so the same module gets the same tests every run."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from typing import Any
 
 from coder.builtin.engine import Steps
 from coder.builtin.gen.batches import BatchOf, Parsed, probed
-from coder.builtin.gen.calls import Call
+from coder.builtin.gen.calls import Call, slot_name
+from coder.builtin.gen.keyed import keyed_calls
+from coder.builtin.gen.matched import matched_calls
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.signatures import signatures
 from coder.builtin.gen.types import Probe, Target
@@ -142,17 +144,16 @@ def search_probes(
 ) -> list[Probe]:
     """Variants of the calls that ran the most lines, none the target probed already."""
     seen = {_key(probe) for probe in target.probes}
-    bases = sorted(
-        results,
-        key=lambda r: (-len(r.arcs), -len(r.lines)),
-    )[:MAX_BASES]
+    bases = sorted(results, key=lambda r: (-len(r.arcs), -len(r.lines)))[:MAX_BASES]
     found: list[Probe] = []
+    candidates = [_varied(*m) for f in (keyed_calls, matched_calls) for m in f(results, params)]
     for base in bases:
-        joined = list(_joined(base.probe, target.probes))[:MAX_JOINED]
-        for probe in [*joined, *_variants(base.probe, params, tokens)]:
-            if _key(probe) not in seen and len(found) < MAX_VARIANTS:
-                seen.add(_key(probe))
-                found.append(probe)
+        candidates += list(_joined(base.probe, target.probes))[:MAX_JOINED]
+        candidates += _variants(base.probe, params, tokens)
+    for probe in candidates:
+        if _key(probe) not in seen and len(found) < MAX_VARIANTS:
+            seen.add(_key(probe))
+            found.append(probe)
     return found
 
 
@@ -183,15 +184,10 @@ def _variants(probe: Probe, params: list[str], tokens: list[str]) -> Iterator[Pr
     if probe.verbatim:
         yield from _scenario_variants(probe, tokens)
         return
-    for position, source in enumerate(call.args):
-        name = params[position] if position < len(params) else "value"
+    for slot, source in call.slots():
+        name = slot_name(slot, params)
         for changed in _changed(source, tokens):
-            args = (*call.args[:position], changed, *call.args[position + 1 :])
-            yield _varied(probe, replace(call, args=args), describe(changed, name))
-    for position, (name, source) in enumerate(call.kwargs):
-        for changed in _changed(source, tokens):
-            kwargs = (*call.kwargs[:position], (name, changed), *call.kwargs[position + 1 :])
-            yield _varied(probe, replace(call, kwargs=kwargs), describe(changed, name))
+            yield _varied(probe, call.with_argument(slot, changed), describe(changed, name))
 
 
 def _scenario_variants(probe: Probe, tokens: list[str]) -> Iterator[Probe]:

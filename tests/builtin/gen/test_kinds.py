@@ -135,6 +135,36 @@ def test_a_parameter_named_after_a_type_or_a_notation_holds_one() -> None:
     assert first("args") == first("used_args") == "[3, 1, 2]"
 
 
+READ_KEYS = '''\
+def banner(text: str, settings: dict, options) -> str:
+    """Frame `text`.
+
+    >>> banner("a", {"width": 3}, {})
+    '*a*'
+    """
+    if "abc" in text:
+        return text
+    width = settings.get("width", 0)
+    if settings["fill"] and options.get("upper"):
+        text = text.upper()
+    return text.center(width, settings["fill"])
+
+
+def lookup(config: dict[str, int]) -> int:
+    return config["retries"] if "retries" in config else 0
+'''
+
+
+def test_a_dict_parameter_is_given_the_keys_the_body_reads() -> None:
+    values = param_values(READ_KEYS, "banner")
+    # The doctest's dict first, then one holding the keys read (each once, in the
+    # body's order); a text tested with `in` reads no key.
+    assert values["settings"][:2] == ['{"width": 3}', '{"width": 3, "fill": 3}']
+    assert not any(source.startswith("{") for source in values["text"])
+    assert values["options"] == ["{}"]  # nothing says it is a dict but the doctest's {}
+    assert param_values(READ_KEYS, "lookup")["config"][0] == '{"retries": 3}'  # typed
+
+
 def test_a_parameter_the_body_adds_to_is_a_set() -> None:
     source = "def note(seen, item):\n    seen.add(item)\n    return len(seen)\n"
     assert param_values(source, "note")["seen"][0] == "{1, 2}"

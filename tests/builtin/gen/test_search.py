@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from coder.builtin.gen.calls import Call
+from coder.builtin.gen.matched import rendered
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.search import _texts, left_to_reach, module_tokens, search_probes
 from coder.builtin.gen.types import Probe, Target
@@ -173,3 +174,94 @@ def test_a_bracket_the_module_looks_for_is_closed_around_content() -> None:
     assert {"[!]", "[!a]"} <= set(_texts("[!", tokens))  # left open: closed, with content
     assert "[ab]" in _texts("ab", tokens) and "{ab}" not in _texts("ab", tokens)
     assert not any(text.startswith("[") for text in _texts("ab", ["-", "/"]))
+
+
+TEMPLATES = '''\
+def fill(template: str, values: dict) -> str:
+    """`template` filled from `values`; empty when it names no field."""
+    text = template.format_map(values)
+    if text != template:
+        return text
+    return ""
+'''
+
+
+def test_a_call_that_raised_key_error_is_tried_with_the_key_in_its_mapping() -> None:
+    target = Target("fill", span=(1, 9), params=["template", "values"])
+    base = Probe(Call("fill", ('"{name}"', '{"a": 1}')))
+    target.probes = [base]
+    raised = Result(base, "raise", repr="'name'", type="KeyError", lines=frozenset({1}))
+    [first, *_] = search_probes(target, [raised], ["{"], target.params)
+    assert first.call.source() == 'fill("{name}", {"a": 1, "name": 1})'
+    assert first.call.label == "values_holding_name" and first.call.origin == "search"
+    keyword = replace(base, call=Call("fill", ('"{name}"',), (("values", "{}"),)))
+    [first, *_] = search_probes(target, [replace(raised, probe=keyword)], [], target.params)
+    assert first.call.source() == 'fill("{name}", values={"name": 1})'
+    for odd in (
+        replace(raised, type="ValueError"),  # another error
+        replace(raised, repr="'name' is not a field of this template"),  # a message, no key
+        replace(raised, probe=Probe(Call("fill", ('"{name}"', '{1: "a"}')))),  # keys of ints
+    ):
+        made = [p.call.source() for p in search_probes(target, [odd], [], target.params)]
+        assert not any('"name": ' in call for call in made)
+
+
+def test_a_mapping_missing_the_key_the_template_names_gets_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`"{{braces}} {x}".format_map({"a": 1, "b": 2})` raised KeyError('x'): before, no
+    template with a field got past it, and the branch of a filled one never ran."""
+    report, text = _gen(tmp_path, capsys, "fill", TEMPLATES)
+    assert '"x": 1}, "{braces} 1")' in text or '"x": 1}) == "{braces} 1"' in text
+    assert report["coverage_after"]["branch"] == 100.0
+
+
+SCAN = '''\
+import re
+import string
+
+
+def scan(template: str, text: str) -> list:
+    """The values `text` holds where `template` has fields; `{:d}` ones as numbers."""
+    parts = list(string.Formatter().parse(template))
+    fields = [(name, spec) for _, name, spec, _ in parts if name is not None]
+    pattern = "(.*?)".join(re.escape(literal) for literal, *_ in parts)
+    found = re.fullmatch(pattern + "(.*?)" * (parts[-1][1] is not None), text)
+    if found is None:
+        return []
+    values = []
+    for value, (_, spec) in zip(found.groups(), fields):
+        if spec.endswith("d"):
+            value = int(value)
+        values.append(value)
+    return values
+'''
+
+
+def test_a_template_and_a_text_are_tried_with_a_text_the_template_makes() -> None:
+    assert rendered("{0:d} of {1:.2f}") == "42 of 2.50"  # filled by its own specs
+    assert rendered("{0}: {name!r:>8}") == "abc:    'abc'"
+    assert rendered("{{braces}} {x}") == "{braces} abc"
+    assert rendered("file?.[ch]") == "filea.c" and rendered("[!a]bc") == "zbc"  # globs
+    for none in ("no fields", "{:{width}}", "{", "{:ti}", "a[b"):  # nothing it can fill
+        assert rendered(none) is None, none
+    target = Target("parse", span=(1, 9), params=["format", "string"])
+    base = Probe(Call("parse", ('"{:d} of {:d}"', '"abc"'), (("sep", '"-"'),)))
+    target.probes = [base]
+    ran = Result(base, "return", repr="None", lines=frozenset({1}))
+    made = search_probes(target, [ran], [], target.params)
+    sources = [probe.call.source() for probe in made]
+    assert sources[:2] == ['parse("{:d} of {:d}", "42 of 42", sep="-")'] + [
+        'parse("{:d} of {:d}", "abc", sep="42 of 42")'
+    ]
+    assert made[0].call.label == "string_matching_format"
+
+
+def test_a_text_the_template_makes_reaches_what_it_reads_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`scan("{0:d} of {1:.2f}", "abc")` did not fit: a number was read back only from
+    a text the template itself makes."""
+    report, text = _gen(tmp_path, capsys, "scan", SCAN)
+    assert '"42 of 2.50"' in text and '[42, "2.50"]' in text
+    assert report["coverage_after"]["branch"] == 100.0

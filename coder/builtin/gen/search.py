@@ -18,6 +18,7 @@ import ast
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Any
 
 from coder.builtin.engine import Steps
@@ -37,6 +38,8 @@ MAX_BASES = 3
 """The calls varied per target and round: those that ran the most of it."""
 MAX_VARIANTS = 20
 """New calls per target and round."""
+MAX_GUIDED = 8
+"""Of those, calls a result's error or template argument shaped (the rest stay variants)."""
 MAX_JOINED = 6
 """Of those, calls given one more keyword argument, per call varied."""
 MAX_TOKENS = 8
@@ -146,7 +149,8 @@ def search_probes(
     seen = {_key(probe) for probe in target.probes}
     bases = sorted(results, key=lambda r: (-len(r.arcs), -len(r.lines)))[:MAX_BASES]
     found: list[Probe] = []
-    candidates = [_varied(*m) for f in (keyed_calls, matched_calls) for m in f(results, params)]
+    guided = (made for f in (keyed_calls, matched_calls) for made in f(results, params))
+    candidates = [_varied(*made) for made in islice(guided, MAX_GUIDED)]
     for base in bases:
         candidates += list(_joined(base.probe, target.probes))[:MAX_JOINED]
         candidates += _variants(base.probe, params, tokens)

@@ -13,7 +13,13 @@ import pytest
 from coder.builtin.gen.calls import Call
 from coder.builtin.gen.matched import rendered
 from coder.builtin.gen.probe import Result
-from coder.builtin.gen.search import _texts, left_to_reach, module_tokens, search_probes
+from coder.builtin.gen.search import (
+    MAX_GUIDED,
+    _texts,
+    left_to_reach,
+    module_tokens,
+    search_probes,
+)
 from coder.builtin.gen.types import Probe, Target
 from tests.helpers import commit_all, gen_report, write_tree
 
@@ -204,6 +210,11 @@ def test_a_call_that_raised_key_error_is_tried_with_the_key_in_its_mapping() -> 
     ):
         made = [p.call.source() for p in search_probes(target, [odd], [], target.params)]
         assert not any('"name": ' in call for call in made)
+    # Many raises: the calls they shape leave room for the variants of the others.
+    many = [replace(raised, repr=repr(f"key{n}")) for n in range(30)]
+    made = [p.call.source() for p in search_probes(target, many, [], target.params)]
+    assert sum('"key' in call for call in made) == MAX_GUIDED
+    assert 'fill("", {"a": 1})' in made  # a literal changed, as before
 
 
 def test_a_mapping_missing_the_key_the_template_names_gets_it(

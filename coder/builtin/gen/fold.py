@@ -42,10 +42,19 @@ _INDENT = "    "
 
 def folded(tests: list[Rendered], name: str, taken: set[str], known: Signatures) -> list[Rendered]:
     """`tests` with each group that differs only in literals made one table named `name`
-    (made unique against `taken`)."""
+    (made unique against `taken`). Then the tests left alone fold where an assert's
+    object of the module (`Tag("a", parent=Tag("b"))`) is one value as a whole:
+    `tag == Tag(...)` and `tag == 2.5` are two rows of one operand's column."""
+    once = _folded(tests, name, taken, known, whole=False)
+    return _folded(once, name, taken, known, whole=True)
+
+
+def _folded(
+    tests: list[Rendered], name: str, taken: set[str], known: Signatures, whole: bool
+) -> list[Rendered]:
     shapes: dict[str, list[tuple[Rendered, _Shape]]] = {}
     for test in tests:
-        shape = _shape(test)
+        shape = _shape(test, whole)
         if shape is not None:
             shapes.setdefault(shape.skeleton, []).append((test, shape))
     out: list[Rendered] = []
@@ -72,7 +81,7 @@ class _Shape:
         self.skeleton = ast.dump(ast.Module(self.body, [])) + repr(self.fixtures)
 
 
-def _shape(test: Rendered) -> _Shape | None:
+def _shape(test: Rendered, whole: bool = False) -> _Shape | None:
     if not test.source.startswith("def "):
         return None  # marked
     try:
@@ -91,6 +100,8 @@ def _shape(test: Rendered) -> _Shape | None:
     }
     roots = {module.split(".")[0] for module in test.modules}
     expected |= {id(node) for node in ast.walk(function) if _spelled(node, roots)}
+    asserts = [stmt for stmt in function.body if isinstance(stmt, ast.Assert)] if whole else []
+    expected |= {id(node) for stmt in asserts for node in ast.walk(stmt) if _made(node)}
     for stmt in function.body:
         _take_literals(stmt, literals, expected)
     return _Shape(test.source, function, literals) if literals else None
@@ -127,6 +138,16 @@ def _built(node: ast.expr) -> bool:
         and all(_literal(arg) for arg in node.args)
         and all(keyword.arg and _literal(keyword.value) for keyword in node.keywords)
     )
+
+
+def _made(node: ast.AST) -> bool:
+    """`Tag("a", parent=Tag("b"))`: a class of the module made from literals and others
+    made so."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return False
+    parts = [*node.args, *(keyword.value for keyword in node.keywords)]
+    named = all(keyword.arg for keyword in node.keywords)
+    return node.func.id[:1].isupper() and named and all(_literal(p) or _made(p) for p in parts)
 
 
 def _spelled(node: ast.AST, modules: set[str]) -> bool:

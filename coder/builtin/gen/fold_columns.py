@@ -11,7 +11,7 @@ from typing import Protocol
 
 from coder.builtin.gen.hints import STREAMS
 from coder.builtin.gen.signatures import Signatures
-from coder.builtin.gen.values import free_name
+from coder.builtin.gen.values import free_name, snake_case
 
 
 class Shaped(Protocol):
@@ -39,6 +39,10 @@ def column_names(
     for index in varying:
         node = placeholders.get(f"_{index + 1}")
         wanted = _named(node, parents, known) if node is not None else "value"
+        literal = shape.literals[index]
+        if node is not None and isinstance(parents.get(id(node)), ast.Attribute):
+            made = literal.func if isinstance(literal, ast.Call) else None  # `Tag(...).path()`
+            wanted = snake_case(ast.unparse(made).split(".")[-1]) if made else wanted
         if node is not None and wanted == "setattr":  # monkeypatch.setattr("sys.argv", argv)
             wanted = _set(node, parents, shape.literals)
         names.append(free_name(wanted, [*used, *names]))
@@ -70,6 +74,8 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
         if 0 <= position < len(params):
             return params[position]
         return "value"
+    if isinstance(parent, ast.Compare) and _operand(parent, parents):  # `(tag == _2) is _3`
+        return "item" if parent.left is node else "other"
     if isinstance(parent, ast.Compare) and parent.left is not node:
         return _captured(parent.left) or _observed(parent.left) or "expected"
     if isinstance(parent, ast.Compare):
@@ -81,6 +87,13 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
     if isinstance(parent, ast.keyword) and parent.arg:
         return parent.arg
     return "value"
+
+
+def _operand(compare: ast.Compare, parents: dict[int, ast.AST]) -> bool:
+    """The comparison is the tested expression of another (`(tag == other) is expected`):
+    its sides are an operator's operands, not what an assert compares with."""
+    outer = parents.get(id(compare))
+    return isinstance(outer, ast.Compare) and outer.left is compare
 
 
 def _set(node: ast.expr, parents: dict[int, ast.AST], literals: list[ast.expr]) -> str:

@@ -1,10 +1,11 @@
 """A call that passes a template and a text, tried with a text the template makes:
 `parse("{0:d} of {1:.2f}", "abc")` found nothing to read back; `parse("{0:d} of {1:.2f}",
-"42 of 2.50")` goes on to convert what it matched. A str.format template (one field at
-least) is filled by its own specs (`d` a whole number, `f` a decimal, otherwise a word;
-a conversion applied); a glob (`*`, `?`, `[...]`) gets a name it matches. The text is
-made by this interpreter from a literal of the call, never from the repository's code.
-"""
+"42 of 2.50")` goes on to convert what it matched. A method's text gets what the
+template its object was built with makes (`compile("{} and {}").parse("abc and abc")`).
+A str.format template (one field at least) is filled by its own specs (`d` a whole
+number, `f` a decimal, otherwise a word; a conversion applied); a glob (`*`, `?`,
+`[...]`) gets a name it matches. The text is made by this interpreter from a literal of
+the call, never from the repository's code."""
 
 from __future__ import annotations
 
@@ -33,17 +34,29 @@ def matched_calls(results: list[Result], params: list[str]) -> Iterator[tuple[Pr
     for result in results:
         if result.probe.verbatim:
             continue
-        call = result.probe.call
+        call, setup = result.probe.call, result.probe.setup
         slots = _text_slots(call)
-        made = [(slot, text) for slot, value in slots if (text := rendered(value)) is not None]
-        if not made:
-            continue
-        template_slot, text = made[0]
-        for slot, value in slots:
-            if slot != template_slot and value != text and rendered(value) is None:
-                text_name = slot_name(slot, params, "text")
-                label = f"{text_name}_matching_{slot_name(template_slot, params)}"
+        template, text = _template(slots, setup[0] if setup else None)
+        for slot, value in slots if text is not None else ():
+            if slot != template and value != text and rendered(value) is None:
+                template_name = "its_template" if template is None else slot_name(template, params)
+                label = f"{slot_name(slot, params, 'text')}_matching_{template_name}"
                 yield result.probe, call.with_argument(slot, double_quoted(repr(text))), label
+
+
+def _template(
+    slots: list[tuple[int | str, str]], built: Call | None
+) -> tuple[int | str | None, str | None]:
+    """(the slot of the call's first template argument, the text it makes); for a method
+    whose call has none, (None, the text) of its object's constructor's template
+    (`parser = compile("{} and {}")` makes `parser.parse("abc and abc")`)."""
+    for slot, value in slots:
+        if (text := rendered(value)) is not None:
+            return slot, text
+    for _, value in _text_slots(built) if built is not None else ():
+        if (text := rendered(value)) is not None:
+            return None, text
+    return None, None
 
 
 def rendered(template: str) -> str | None:

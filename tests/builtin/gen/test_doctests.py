@@ -177,6 +177,39 @@ def test_slices_and_made_objects_fold_into_columns() -> None:
     )
 
 
+def test_an_operand_made_of_the_modules_objects_is_one_column_with_literal_operands() -> None:
+    """`tag == Tag("a", parent=Tag("b"))` and `tag == 2.5` differ in more than literals:
+    left alone by the literal fold, they fold with the made object as one value."""
+    body = '():\n    tag = Tag("a")\n    assert (tag == {}) is {}\n'
+    tests = [
+        Rendered(f"test_tag_eq_with_{n}", f"def test_tag_eq_with_{n}" + body.format(a, b))
+        for n, a, b in (("tag", 'Tag("a", parent=Tag("b"))', "True"), ("float", "2.5", "False"))
+    ]
+    tests.append(Rendered("test_tag_len", 'def test_tag_len():\n    assert len(Tag("a")) == 1\n'))
+    [table, alone] = folded(tests, "test_tag_eq", set(), {})
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("other", "expected"),\n'
+        "    [\n"
+        '        (Tag("a", parent=Tag("b")), True),\n'
+        "        (2.5, False),\n"
+        "    ],\n"
+        ")\n"
+        "def test_tag_eq(other, expected):\n"
+        '    tag = Tag("a")\n'
+        "    assert (tag == other) is expected\n"
+    )
+    assert alone is tests[2]  # another shape: as it was
+    # An object a method is called on is a column named after its class.
+    body = "():\n    assert {}.path() == {}\n"
+    tests = [
+        Rendered(f"test_tag_path_{n}", f"def test_tag_path_{n}" + body.format(a, b))
+        for n, a, b in ((1, 'Tag("a")', '"a"'), (2, 'Tag("a", parent=Tag("b"))', '"b/a"'))
+    ]
+    [table] = folded(tests, "test_tag_path", set(), {})
+    assert "def test_tag_path(tag, expected):\n    assert tag.path() == expected\n" in table.source
+
+
 def test_a_varied_doctest_line_becomes_the_column_of_its_own_name() -> None:
     """`argv = [...]` varied between tests: the table's column is `argv` and the line goes
     (not `argv = argv_2`); a table whose every row raises says so in its name."""

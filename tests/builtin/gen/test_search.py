@@ -266,6 +266,13 @@ def test_a_template_and_a_text_are_tried_with_a_text_the_template_makes() -> Non
         'parse("{:d} of {:d}", "abc", sep="42 of 42")'
     ]
     assert made[0].call.label == "string_matching_format"
+    # A method's text: the template its object was built with.
+    method = Target("Parser.parse", span=(1, 9), params=["string"])
+    built = Probe(Call("parser.parse", ('"abc"',), qualified=False), (Call("Parser", ('"{}!"',)),))
+    ran = Result(built, "return", repr="None", lines=frozenset({1}))
+    [first, *_] = search_probes(method, [ran], [], method.params)
+    assert first.call.source() == 'parser.parse("abc!")' and first.setup == built.setup
+    assert first.call.label == "string_matching_its_template"
 
 
 def test_a_text_the_template_makes_reaches_what_it_reads_back(

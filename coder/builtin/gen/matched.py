@@ -88,6 +88,8 @@ def _field(spec: str, conversion: str | None) -> str | None:
     """One field filled: a sample its spec's type takes, formatted by the spec."""
     if "{" in spec:  # nested (`{:{width}}`): what it needs is another argument
         return None
+    if re.search(r"\d{4,}", spec):  # `{:>999999999}`: a width no test needs, and a GiB
+        return None
     kind = spec[-1:] if spec[-1:].isalpha() or spec[-1:] == "%" else ""
     sample = _SAMPLES.get(kind, _DECIMAL if kind in "eEfFgG%" and kind else _WORD)
     convert = _CONVERT.get(conversion or "")

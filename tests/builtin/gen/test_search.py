@@ -254,7 +254,7 @@ def test_a_template_and_a_text_are_tried_with_a_text_the_template_makes() -> Non
     assert rendered("{0}: {name!r:>8}") == "abc:    'abc'"
     assert rendered("{{braces}} {x}") == "{braces} abc"
     assert rendered("file?.[ch]") == "filea.c" and rendered("[!a]bc") == "zbc"  # globs
-    for none in ("no fields", "{:{width}}", "{", "{:ti}", "a[b"):  # nothing it can fill
+    for none in ("no fields", "{:{width}}", "{", "{:ti}", "a[b", "{:>999999999}"):
         assert rendered(none) is None, none
     target = Target("parse", span=(1, 9), params=["format", "string"])
     base = Probe(Call("parse", ('"{:d} of {:d}"', '"abc"'), (("sep", '"-"'),)))

@@ -12,6 +12,7 @@ import ast
 
 from coder.builtin.gen.usage import documented_type, is_name
 from coder.builtin.gen.values import Value, anything, guessed_values, hint_values
+from coder.builtin.literals import node_value
 
 _READS = {"pop", "get", "setdefault"}
 UNKNOWN = "unknown_option"
@@ -34,20 +35,46 @@ MAX_READ_KEYS = 4
 """Keys put in a dict the body reads: more make a long literal, and rarely a new path."""
 
 
-def with_read_keys(node: ast.FunctionDef, param: str, values: list[Value]) -> list[Value]:
+def with_read_keys(
+    node: ast.FunctionDef, param: str, values: list[Value], hint: ast.expr | None = None
+) -> list[Value]:
     """`values` with one dict holding the keys the body reads from `param` (`{"width":
-    1}` for `settings.get("width", 0)`), each with its typical value (the docstring's
-    type, else its name's), before the first dict no doctest shows; unchanged when no
-    dict is among them (a text's `"abc" in text` reads no key)."""
+    3}` for `settings.get("width", 0)`), each with its typical value (the docstring's
+    type, else its name's; of the hint's value type, `Dict[str, str]` making a number's
+    digits a text), before the first dict no doctest shows; unchanged when no dict is
+    among them (a text's `"abc" in text` reads no key)."""
     dicts = [n for n, v in enumerate(values) if v.source.startswith("{")]
     first = next((n for n in dicts if values[n].origin != "doctest"), None)  # shown first
     keys = _keys(node, param)[:MAX_READ_KEYS] if first is not None else []
     if first is None or not keys:
         return values
-    docs = ast.get_docstring(node) or ""
-    items = ", ".join(f'"{key}": {_values(key, docs)[0].source}' for key in keys)
+    docs, kind = ast.get_docstring(node) or "", _value_kind(hint)
+    items = ", ".join(f'"{key}": {_typed(_values(key, docs), kind)}' for key in keys)
     read = Value(f"{{{items}}}", f"{param}_with_{'_and_'.join(keys[:2])}", "literal")
     return [*values[:first], read, *values[first:]]
+
+
+def _value_kind(hint: ast.expr | None) -> str:
+    """ "str" for `Dict[str, str]` or `dict[str, str]`, "int", "float"; "" for others."""
+    if not (isinstance(hint, ast.Subscript) and isinstance(hint.slice, ast.Tuple)):
+        return ""
+    parts = hint.slice.elts
+    kind = ast.unparse(parts[-1]).split(".")[-1] if len(parts) == 2 else ""
+    return kind if kind in ("str", "int", "float") else ""
+
+
+def _typed(found: list[Value], kind: str) -> str:
+    """The first value, as one of `kind` (a number's digits for a text, a number or 1
+    for a number)."""
+    first = found[0].source
+    value = node_value(ast.parse(first, mode="eval").body)
+    if kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
+        return f'"{value}"'
+    if kind == "str" and not isinstance(value, str):
+        return next((v.source for v in found if v.source.startswith('"')), '"abc"')
+    if kind in ("int", "float") and (isinstance(value, bool) or not isinstance(value, int | float)):
+        return "1"
+    return first
 
 
 def _keys(node: ast.FunctionDef, kwarg: str) -> list[str]:

@@ -180,7 +180,7 @@ def _hinted(
         described = [value for value in described if not value.source.startswith("[")]
     typical = [value for value in shown if value.origin == "guess"]  # built unshown
     found = [value for value in shown if value.origin != "guess"] + described + typical
-    found = with_read_keys(node, arg.arg, found)  # `settings["width"]`: {"width": 1}
+    found = with_read_keys(node, arg.arg, found, arg.annotation)  # `s["width"]`: {"width": 3}
     return list({value.source: value for value in reversed(found)}.values())[::-1]
 
 

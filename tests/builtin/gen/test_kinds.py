@@ -152,6 +152,11 @@ def banner(text: str, settings: dict, options) -> str:
 
 def lookup(config: dict[str, int]) -> int:
     return config["retries"] if "retries" in config else 0
+
+
+def offset(matches: Dict[str, str], counts: dict[str, int]) -> str:
+    sign, hours = matches.get("tz_sign"), int(matches.get("tz_hour", 0))
+    return f"{sign}{hours + counts['name']}:{matches['timezone']}"
 '''
 
 
@@ -163,6 +168,10 @@ def test_a_dict_parameter_is_given_the_keys_the_body_reads() -> None:
     assert not any(source.startswith("{") for source in values["text"])
     assert values["options"] == ["{}"]  # nothing says it is a dict but the doctest's {}
     assert param_values(READ_KEYS, "lookup")["config"][0] == '{"retries": 3}'  # typed
+    # Of the hint's value type: a number's digits for a text, a text for what is none.
+    matches, counts = param_values(READ_KEYS, "offset").values()
+    assert matches[0] == '{"tz_sign": "3", "tz_hour": "3", "timezone": "abc"}'
+    assert counts[0] == '{"name": 1}'  # a name would be "abc": not a number
 
 
 def test_a_parameter_the_body_adds_to_is_a_set() -> None:

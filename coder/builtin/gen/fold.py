@@ -101,7 +101,7 @@ def _shape(test: Rendered, whole: bool = False) -> _Shape | None:
     roots = {module.split(".")[0] for module in test.modules}
     expected |= {id(node) for node in ast.walk(function) if _spelled(node, roots)}
     asserts = [stmt for stmt in function.body if isinstance(stmt, ast.Assert)] if whole else []
-    expected |= {id(node) for stmt in asserts for node in ast.walk(stmt) if _made(node)}
+    expected |= {id(node) for stmt in asserts for node in ast.walk(stmt) if _built(node, deep=True)}
     for stmt in function.body:
         _take_literals(stmt, literals, expected)
     return _Shape(test.source, function, literals) if literals else None
@@ -129,25 +129,17 @@ def _take_literals(node: ast.AST, found: list[ast.expr], whole: set[int]) -> Non
                 _take_literals(item, found, whole)
 
 
-def _built(node: ast.expr) -> bool:
-    """`OrderedSet([2, 3])`: a class of the module made from literals."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-        return False
-    return (
-        node.func.id[:1].isupper()
-        and all(_literal(arg) for arg in node.args)
-        and all(keyword.arg and _literal(keyword.value) for keyword in node.keywords)
-    )
-
-
-def _made(node: ast.AST) -> bool:
-    """`Tag("a", parent=Tag("b"))`: a class of the module made from literals and others
-    made so."""
+def _built(node: ast.AST, deep: bool = False) -> bool:
+    """`OrderedSet([2, 3])`: a class of the module made from literals; `deep`, also from
+    others made so (`Tag("a", parent=Tag("b"))`)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
         return False
     parts = [*node.args, *(keyword.value for keyword in node.keywords)]
-    named = all(keyword.arg for keyword in node.keywords)
-    return node.func.id[:1].isupper() and named and all(_literal(p) or _made(p) for p in parts)
+    return (
+        node.func.id[:1].isupper()
+        and all(keyword.arg for keyword in node.keywords)
+        and all(_literal(part) or deep and _built(part, deep) for part in parts)
+    )
 
 
 def _spelled(node: ast.AST, modules: set[str]) -> bool:

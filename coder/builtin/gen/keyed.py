@@ -6,14 +6,13 @@ given the mapping's first value (its kind), or 1 for an empty one."""
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 from coder.builtin.gen.calls import Call, slot_name
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Probe
 from coder.builtin.gen.values import double_quoted
-from coder.builtin.literals import is_parsed, node_value
+from coder.builtin.literals import parse_literal
 
 MAX_KEY = 40
 """Characters of a key worth putting in: longer is some text of the message, not a key."""
@@ -37,10 +36,7 @@ def keyed_calls(results: list[Result], params: list[str]) -> Iterator[tuple[Prob
 def _missing_key(result: Result) -> str | int | None:
     if result.kind != "raise" or result.type != "KeyError":
         return None
-    try:
-        key = ast.literal_eval(result.repr)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
+    key = parse_literal(result.repr)
     if isinstance(key, bool) or not isinstance(key, str | int):
         return None
     return key if len(repr(key)) <= MAX_KEY else None
@@ -48,11 +44,8 @@ def _missing_key(result: Result) -> str | int | None:
 
 def _with_key(source: str, key: str | int) -> str | None:
     """The dict literal `source` with `key` added; None when it is no dict or holds it."""
-    try:
-        value = node_value(ast.parse(source, mode="eval").body)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    if not isinstance(value, dict) or not is_parsed(value) or key in value:
+    value = parse_literal(source)
+    if not isinstance(value, dict) or key in value:
         return None
     if any(type(old) is not type(key) for old in value):
         return None  # {1: "a"} looked up by "b": another mapping's key, or a wrong kind

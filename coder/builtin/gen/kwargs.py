@@ -12,7 +12,7 @@ import ast
 
 from coder.builtin.gen.usage import documented_type, is_name
 from coder.builtin.gen.values import Value, anything, guessed_values, hint_values
-from coder.builtin.literals import node_value
+from coder.builtin.literals import parse_literal
 
 _READS = {"pop", "get", "setdefault"}
 UNKNOWN = "unknown_option"
@@ -67,7 +67,7 @@ def _typed(found: list[Value], kind: str) -> str:
     """The first value, as one of `kind` (a number's digits for a text, a number or 1
     for a number)."""
     first = found[0].source
-    value = node_value(ast.parse(first, mode="eval").body)
+    value = parse_literal(first)
     if kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
         return f'"{value}"'
     if kind == "str" and not isinstance(value, str):

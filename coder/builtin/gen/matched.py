@@ -9,7 +9,6 @@ the call, never from the repository's code."""
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import re
 import string
@@ -19,7 +18,7 @@ from coder.builtin.gen.calls import Call, slot_name
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.types import Probe
 from coder.builtin.gen.values import double_quoted
-from coder.builtin.literals import node_value
+from coder.builtin.literals import parse_literal
 
 _SAMPLES = {"d": 42, "n": 42, "b": 42, "o": 42, "x": 42, "X": 42, "c": 65}
 _DECIMAL = 2.5
@@ -117,10 +116,7 @@ def _text_slots(call: Call) -> list[tuple[int | str, str]]:
     """(position or keyword, value) of each argument given as a string literal."""
     found: list[tuple[int | str, str]] = []
     for slot, source in call.slots():
-        try:
-            value = node_value(ast.parse(source, mode="eval").body)
-        except (SyntaxError, ValueError, RecursionError):
-            continue
+        value = parse_literal(source)
         if isinstance(value, str):
             found.append((slot, value))
     return found

@@ -2,16 +2,21 @@
 
 An existing `from pkg.mod import a, b` gains the new names; `import pkg.mod as m` makes
 the tests call `m.func(...)`; otherwise a `from pkg.mod import ...` line goes after the
-last import. A new file starts with a docstring saying where its tests came from.
+last import, unless a name it would import shadows a builtin (`from parse import
+compile`): then the module is imported whole and the tests call `parse.compile(...)`. A
+new file starts with a docstring saying where its tests came from.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import sys
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 
 from coder.builtin.gen.render import Rendered
+from coder.builtin.gen.values import snake_case
 
 NEW_FILE_DOCSTRING = (
     '"""Characterisation tests for {module}, written by coder\'s builtin generator."""'
@@ -31,10 +36,14 @@ class ImportStyle:
     """Modules the file imports whole (`import pytest`, `import random`)."""
     bound: frozenset[str] = frozenset()
     """Names other imports bind (`from pkg import colored`): not imported again."""
+    module_line: str = ""
+    """`import parse`, `from boltons import typeutils`: the module imported whole, to
+    write for `prefix` when the file does not import it yet."""
 
 
-def import_style(text: str, module: str) -> ImportStyle:
-    """How the test file `text` imports `module` (a new file has nothing yet)."""
+def import_style(text: str, module: str, names: Collection[str] = ()) -> ImportStyle:
+    """How the test file `text` imports `module` (a new file has nothing yet); `names`,
+    those the tests would import from it, when the file does not import it yet."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -61,10 +70,25 @@ def import_style(text: str, module: str) -> ImportStyle:
                 bound |= {alias.asname or alias.name for alias in node.names}
     if found is None and not prefix and tree.body and _is_docstring(tree.body[0]):
         last = last or tree.body[0].end_lineno or 1
-    lines, names = found or (None, ())
-    return ImportStyle(
-        prefix if not found else "", lines, names, last, frozenset(imported), frozenset(bound)
+    lines, taken = found or (None, ())
+    style = ImportStyle(
+        prefix if not found else "", lines, taken, last, frozenset(imported), frozenset(bound)
     )
+    return _whole(style, module, names) if not found and not prefix else style
+
+
+def _whole(style: ImportStyle, module: str, names: Collection[str]) -> ImportStyle:
+    """`style` importing `module` whole when a name of `names` would shadow a builtin,
+    unless the module's own name is a builtin's or a variable's the tests may bind
+    (`roman` for a `Roman`)."""
+    package, _, last = module.rpartition(".")
+    variables = {snake_case(name) for name in names}
+    if not any(hasattr(builtins, name) for name in names) or hasattr(builtins, last):
+        return style
+    if last in variables - set(names) or last in style.bound | style.imported:
+        return style
+    line = f"from {package} import {last}" if package else f"import {module}"
+    return replace(style, prefix=f"{last}.", module_line=line)
 
 
 def merged(text: str | None, module: str, style: ImportStyle, tests: list[Rendered]) -> str:
@@ -74,17 +98,19 @@ def merged(text: str | None, module: str, style: ImportStyle, tests: list[Render
     body = "\n\n".join(test.source for test in tests)
     if text is None or not text.strip():
         header = [NEW_FILE_DOCSTRING.format(module=module), "", *needed]
-        header += [_from_import(module, wanted)] if wanted else []
+        header += [style.module_line] if style.module_line else []
+        header += [_from_import(module, wanted)] if wanted and not style.prefix else []
         return "\n".join(header) + "\n\n\n" + body
     lines = text.splitlines()
     if style.from_line is not None:
         first, last = style.from_line
         names = sorted(set(style.names) | set(wanted), key=isort_key)
         lines[first - 1 : last] = _from_import(module, names).splitlines()
-    elif wanted and not style.prefix:
+    elif wanted and not style.prefix or style.module_line:
         at = style.insert_after
         code_follows = at < len(lines) and lines[at].strip() and not _is_import_line(lines[at])
-        lines[at:at] = [_from_import(module, wanted), *(["", ""] if code_follows else [])]
+        line = style.module_line or _from_import(module, wanted)
+        lines[at:at] = [line, *(["", ""] if code_follows else [])]
     if needed:
         _insert_imports(lines, needed)
     return "\n".join(lines).rstrip() + "\n\n\n" + body

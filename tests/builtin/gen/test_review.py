@@ -11,6 +11,7 @@ from coder.agent.loop import Agent
 from coder.builtin.gen import BuiltinGenModel, Call, Probe, Result, Target, find_targets
 from coder.builtin.gen.naming import MAX_NAME, join_name
 from coder.builtin.gen.select import designed, possible_bugs, raise_lines
+from coder.builtin.gen.testfile import import_style
 from sandbox import LocalSandbox
 from tests.helpers import Generated, function_source, generate, run_pytest_in, write_tree
 from tools import ToolContext, default_registry
@@ -94,6 +95,48 @@ def test_tests_join_a_file_that_imports_the_module_from_its_package(tmp_path: Pa
     assert run_pytest_in(generated.repo).returncode == 0
 
 
+COMPILE = '''\
+def compile(pattern: str) -> list[str]:
+    """The words of `pattern`.
+
+    >>> compile("a b")
+    ['a', 'b']
+    """
+    if not pattern:
+        raise ValueError("empty pattern")
+    return pattern.split()
+
+
+def positive(value: int) -> int:
+    if value <= 0:
+        raise ValueError("not positive")
+    return value
+'''
+
+
+def test_a_name_that_would_shadow_a_builtin_is_called_through_its_module(
+    tmp_path: Path,
+) -> None:
+    files = {"pkg/__init__.py": "", "pkg/parse.py": COMPILE}
+    generated = generate_in_package(tmp_path, files)
+    assert "\nfrom pkg import parse\n" in generated.text
+    assert "import compile" not in generated.text and "from pkg.parse" not in generated.text
+    assert 'parse.compile("")' in generated.text and "parse.positive(" in generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+    # A top-level module is imported by its name; a file that imports names from the
+    # module already keeps its style.
+    assert import_style("", "parse", ["compile", "port"]).module_line == "import parse"
+    existing = "from parse import port\n"
+    assert import_style(existing, "parse", ["compile"]) == import_style(existing, "parse")
+    assert import_style("", "parse", ["port", "level"]) == import_style("", "parse")
+
+
+def test_a_module_named_like_a_variable_of_its_class_keeps_the_from_import() -> None:
+    style = import_style("", "roman", ["Roman", "format"])  # `roman = Roman(3)` in a test
+    assert style.prefix == "" and style.module_line == ""
+    assert import_style("", "pkg.type", ["format"]).prefix == ""  # `type` is a builtin
+
+
 def generate_in_package(tmp_path: Path, files: dict[str, str]) -> Generated:
     repo = write_tree(tmp_path / "repo", files)
     target = {"path": "pkg/parse.py", "module": "pkg.parse", "test_file": "tests/test_parse.py"}
@@ -101,6 +144,7 @@ def generate_in_package(tmp_path: Path, files: dict[str, str]) -> Generated:
         agent = Agent(BuiltinGenModel(), default_registry(), ToolContext(box))
         result = agent.run("Write tests for pkg/parse.py", task_data={"target": target})
         text = box.read("tests/test_parse.py").decode()
+    (repo / "tests").mkdir(exist_ok=True)
     (repo / "tests/test_parse.py").write_text(text, encoding="utf-8")
     return Generated(repo, result.status, result.summary, text)
 

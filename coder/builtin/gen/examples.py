@@ -25,7 +25,7 @@ def doctest_calls(node: ast.FunctionDef, name: str, callee: str, params: list[st
     for example in examples:
         call = _example_call(example.source.strip(), name, params)
         if call is not None and len(found) < MAX_DOCTESTS:
-            expected = example.want.strip()
+            expected = example.want.strip() or "None"  # a call that shows nothing returned None
             if example.exc_msg is not None:
                 expected = "raise " + expected.splitlines()[-1]
             found.append(replace(call, callee=callee, expected=expected, example=example.source))

@@ -15,6 +15,7 @@ parametrized test, the way a person writes a table of examples:
 Only plain functions' returned values are tabulated (no instance, no pinned clock); the
 cases of a table pass as many positional arguments and have the same kind of check
 (`==`, `pytest.approx`, `is`); a keyword one case leaves out takes its literal default.
+A case that returns None joins a table of `==` as a row whose expected value is None.
 The columns are the arguments whose values vary.
 """
 
@@ -43,6 +44,7 @@ def tabulated(
         key = _shape(result, prefix, len(target.params), bool(target.varargs))
         if key is not None:
             groups.setdefault(key, []).append(result)
+    _join_nones(groups, results, prefix)
     tables: list[Rendered] = []
     used: set[int] = set()
     for key, cases in groups.items():
@@ -52,6 +54,21 @@ def tabulated(
                 tables.append(table)
                 used |= {id(case) for case in cases}
     return tables, [result for result in results if id(result) not in used]
+
+
+def _join_nones(
+    groups: dict[tuple[object, ...], list[Result]], results: list[Result], prefix: str
+) -> None:
+    """Cases that return None join the `==` table of the same call shape, in the
+    results' order: `timeparse("abc")` is a row of `assert timeparse(sval) == expected`."""
+    for key in [key for key in groups if key[-1] == "is"]:
+        plain = (*key[:-1], "==")
+        nones = [case for case in groups[key] if expected_check(case, prefix) == "is None"]
+        if plain not in groups or not nones:
+            continue
+        joined = {id(case) for case in [*groups[plain], *nones]}
+        groups[plain] = [result for result in results if id(result) in joined]
+        groups[key] = [case for case in groups[key] if id(case) not in joined]
 
 
 def _shape(result: Result, prefix: str, params: int, varargs: bool) -> tuple[object, ...] | None:

@@ -74,6 +74,35 @@ def test_calls_with_more_or_fewer_star_args_share_a_table(tmp_path: Path) -> Non
     assert run_pytest_in(generated.repo).returncode == 0
 
 
+SECONDS = '''\
+def seconds(text: str):
+    """The seconds `text` spells as `M:SS`, or None when it spells none.
+
+    >>> seconds("1:24")
+    84
+    >>> seconds("abc")
+    >>> seconds("0:05")
+    5
+    """
+    if ":" not in text:
+        return None
+    minutes, secs = text.split(":")
+    return int(minutes) * 60 + int(secs)
+'''
+
+
+def test_a_call_that_returns_none_is_a_row_of_the_functions_table(tmp_path: Path) -> None:
+    generated = generate(tmp_path, {"clock.py": SECONDS}, "clock", ["seconds"])
+    assert '        ("abc", None),\n' in generated.text
+    assert '        ("1:24", 84),\n' in generated.text
+    assert function_source(generated.text, "test_seconds", "text, expected") == (
+        "def test_seconds(text, expected):\n    assert seconds(text) == expected"
+    )
+    assert generated.text.count("def test_") == 1
+    assert "POSSIBLE BUG" not in generated.summary  # a doctest call that shows nothing: None
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
 def test_a_builtin_passed_by_name_reads_as_a_literal_argument() -> None:
     def called(source: str) -> Call | None:
         node = ast.parse(source, mode="eval").body

@@ -69,6 +69,17 @@ def test_a_late_alternation_is_tried_before_repeat_counts_and_digits_go_to_nine(
     assert all(re.fullmatch(pattern, text) for text in found[:-1])
 
 
+def test_each_character_of_a_small_set_is_tried_once_in_a_full_match() -> None:
+    pattern = r"\d{4}([ T]\d\d)?(Z|[-+]\d\d)?"
+    found = regex_strings(pattern)
+    assert {"1111 11Z", "1111T11Z", "1111 11-11", "1111 11+11"} <= set(found)
+    assert all(re.fullmatch(pattern, text) for text in found[:-1])
+    assert len(found) == len(set(found))
+    # A set of many characters, or of letters alone, is a class: its first stands for all.
+    assert not any("e" in text for text in regex_strings(r"x[aeiou]"))
+    assert not any("E" in text for text in regex_strings(r"1[eE]2"))
+
+
 def test_a_class_pattern_used_through_self_gives_its_strings() -> None:
     source = """\
 import re

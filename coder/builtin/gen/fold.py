@@ -23,8 +23,9 @@ with their set-up, doctest examples, errors. A literal the tests share stays wri
 out; each one that varies is a column, named after the parameter it is passed as (the
 module's signatures say which), the variable it is assigned to, or `expected` for what
 the assert compares with (`out` for what a captured stream printed, `argv` for the
-value monkeypatched into `sys.argv`). Tests that take the same fixtures fold too, the
-fixtures after the columns; marked tests stay as they are.
+value monkeypatched into `sys.argv`, `error` for the class `pytest.raises` expects).
+Tests that take the same fixtures fold too, the fixtures after the columns; marked
+tests stay as they are.
 """
 
 from __future__ import annotations
@@ -100,11 +101,23 @@ def _shape(test: Rendered, whole: bool = False) -> _Shape | None:
     }
     roots = {module.split(".")[0] for module in test.modules}
     expected |= {id(node) for node in ast.walk(function) if _spelled(node, roots)}
+    expected |= {id(node.args[0]) for node in ast.walk(function) if _raises(node)}
     asserts = [stmt for stmt in function.body if isinstance(stmt, ast.Assert)] if whole else []
     expected |= {id(node) for stmt in asserts for node in ast.walk(stmt) if _built(node, deep=True)}
     for stmt in function.body:
         _take_literals(stmt, literals, expected)
     return _Shape(test.source, function, literals) if literals else None
+
+
+def _raises(node: ast.AST) -> bool:
+    """`pytest.raises(IndexError)`: the error's class is a column when the tests differ
+    in it (`bits[3]` raises IndexError, `bits[2.5]` TypeError)."""
+    return (
+        isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "pytest.raises"
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Name | ast.Attribute)
+    )
 
 
 def _special(args: ast.arguments) -> bool:
@@ -197,7 +210,7 @@ def _table(
         name = f"{name}_raises"  # test_docopt_raises(argv): every row raises
     assigned = _assigned(first)
     columns = column_names(first, varying, known, assigned)
-    order = sorted(range(len(varying)), key=lambda n: columns[n].startswith("expected"))
+    order = sorted(range(len(varying)), key=lambda n: _last(columns[n]))
     varying, columns = [varying[n] for n in order], [columns[n] for n in order]
     trailing = "," * (len(varying) == 1)
     rows = [f"({', '.join(shape.texts[k] for k in varying)}{trailing})," for _, shape in group]
@@ -216,6 +229,12 @@ def _table(
     modules = set().union(*(t.modules for t in tests))
     results = frozenset().union(*(t.results for t in tests))
     return Rendered(unique, "\n".join(lines) + "\n", names, True, modules, results)
+
+
+def _last(column: str) -> int:
+    """Where a column goes: the arguments first, then the error, its message, and what
+    the assert expects (`k, error, match`)."""
+    return {"error": 1, "match": 2}.get(column, 3 if column.startswith("expected") else 0)
 
 
 def _body(

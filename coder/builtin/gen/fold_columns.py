@@ -2,7 +2,7 @@
 the parameter it is passed as, the variable it is assigned to, `expected` for what an
 assert compares with (`expected_heap` for an argument asserted after the call changed
 it), `out` for what a captured stream printed, `argv` for the value monkeypatched into
-`sys.argv`."""
+`sys.argv`, `error` for the class `pytest.raises` expects."""
 
 from __future__ import annotations
 
@@ -66,6 +66,8 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
             return f"{_named(parent, parents, known)}_content"
         if called == "setattr" and len(parent.args) == 2 and parent.args[1] is node:
             return "setattr"  # named after what it replaces (see _set)
+        if ast.unparse(callee) == "pytest.raises" and parent.args[0] is node:
+            return "error"
         for keyword_ in parent.keywords:
             if keyword_.value is node and keyword_.arg:
                 return keyword_.arg

@@ -31,7 +31,7 @@ from coder.builtin.gen.regroup import Pair, regrouped
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
 from coder.builtin.gen.search import searched
-from coder.builtin.gen.select import Aim, raise_lines
+from coder.builtin.gen.select import Aim, public, raise_lines
 from coder.builtin.gen.signatures import Signatures, signatures
 from coder.builtin.gen.table import table_name
 from coder.builtin.gen.targets import add_site_calls, find_targets
@@ -135,7 +135,7 @@ class GenPolicy:
             lines = set(self.aim.lines)
             parsed = yield from searched(parsed, self.source, lines, wants, batch_of, goal.spent)
         picks = []
-        for target, results in parsed:
+        for target, results in sorted(parsed, key=lambda pair: not public(pair[0])):
             analysed = self._analysed(goal, target)
             usable = self._usable(target, prefix)
             found, self.aim = pick(target, results, self.aim, analysed, usable, context)

@@ -210,6 +210,33 @@ def test_an_operand_made_of_the_modules_objects_is_one_column_with_literal_opera
     assert "def test_tag_path(tag, expected):\n    assert tag.path() == expected\n" in table.source
 
 
+def test_errors_of_other_classes_fold_with_the_class_a_column_after_the_arguments() -> None:
+    body = "():\n    bits = Bits([1, 1])\n    with pytest.raises({}, match={}):\n        bits[{}]\n"
+    tests = [
+        Rendered(f"test_bits_getitem_raises_{n}", f"def test_bits_getitem_raises_{n}" + body)
+        for n, body in (
+            (1, body.format("IndexError", '"out of range"', "3")),
+            (2, body.format("TypeError", '"bad index"', "2.5")),
+            (3, body.format("errors.BitsError", '"bad index"', '"a"')),
+        )
+    ]
+    [table] = folded(tests, "test_bits_getitem", set(), {"__getitem__": ["index"]})
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("index", "error", "match"),\n'
+        "    [\n"
+        '        (3, IndexError, "out of range"),\n'
+        '        (2.5, TypeError, "bad index"),\n'
+        '        ("a", errors.BitsError, "bad index"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_bits_getitem_raises(index, error, match):\n"
+        "    bits = Bits([1, 1])\n"
+        "    with pytest.raises(error, match=match):\n"
+        "        bits[index]\n"
+    )
+
+
 def test_a_varied_doctest_line_becomes_the_column_of_its_own_name() -> None:
     """`argv = [...]` varied between tests: the table's column is `argv` and the line goes
     (not `argv = argv_2`); a table whose every row raises says so in its name."""

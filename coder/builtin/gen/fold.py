@@ -101,7 +101,7 @@ def _shape(test: Rendered, whole: bool = False) -> _Shape | None:
     }
     roots = {module.split(".")[0] for module in test.modules}
     expected |= {id(node) for node in ast.walk(function) if _spelled(node, roots)}
-    expected |= {id(node.args[0]) for node in ast.walk(function) if _raises(node)}
+    expected |= {id(error) for node in ast.walk(function) if (error := _raised(node))}
     asserts = [stmt for stmt in function.body if isinstance(stmt, ast.Assert)] if whole else []
     expected |= {id(node) for stmt in asserts for node in ast.walk(stmt) if _built(node, deep=True)}
     for stmt in function.body:
@@ -109,15 +109,13 @@ def _shape(test: Rendered, whole: bool = False) -> _Shape | None:
     return _Shape(test.source, function, literals) if literals else None
 
 
-def _raises(node: ast.AST) -> bool:
-    """`pytest.raises(IndexError)`: the error's class is a column when the tests differ
-    in it (`bits[3]` raises IndexError, `bits[2.5]` TypeError)."""
-    return (
-        isinstance(node, ast.Call)
-        and ast.unparse(node.func) == "pytest.raises"
-        and bool(node.args)
-        and isinstance(node.args[0], ast.Name | ast.Attribute)
-    )
+def _raised(node: ast.AST) -> ast.expr | None:
+    """`IndexError` of `pytest.raises(IndexError)`: the error's class is a column when
+    the tests differ in it (`bits[3]` raises IndexError, `bits[2.5]` TypeError)."""
+    if not (isinstance(node, ast.Call) and ast.unparse(node.func) == "pytest.raises"):
+        return None
+    error = node.args[0] if node.args else None
+    return error if isinstance(error, ast.Name | ast.Attribute) else None
 
 
 def _special(args: ast.arguments) -> bool:

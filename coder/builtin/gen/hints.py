@@ -3,12 +3,14 @@ words with spaces, snake_case, camelCase, an acronym, padding, punctuation, digi
 non-ASCII, a long sentence; containers empty, with one item and with many, their items
 from the item type (`Iterable[Iterable[str]]` gets lists of lists of strings); `Optional`
 adds None; a callable gets a builtin that accepts anything (`str`, `bool` for a
-predicate). The first value is the typical one; the rest are edges to tell behaviours apart.
+predicate); an exception class its instance (`Exception`: a ValueError and a KeyError).
+The first value is the typical one; the rest are edges to tell behaviours apart.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 
 from coder.builtin.literals import is_parsed, node_value
@@ -99,6 +101,8 @@ _DICTS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdi
 _SETS = {"set", "frozenset", "Set", "FrozenSet", "AbstractSet", "MutableSet"}
 _CALLABLES = {"Callable", "callable"}
 _KEYS = {"str": ['"a"', '"b"'], "int": ["1", "2"]}
+_ANY_ERROR = {"BaseException", "Exception"}
+_ERRORS = [('ValueError("abc")', "value_error"), ('KeyError("a")', "key_error")]
 
 
 def annotation_values(node: ast.expr) -> list[tuple[str, str]]:
@@ -118,6 +122,8 @@ def annotation_values(node: ast.expr) -> list[tuple[str, str]]:
         name = "int"
     if name in _SCALARS:
         return list(_SCALARS[name])
+    if _exception(name):  # a specific one as itself; any error as two common ones
+        return [(f'{name}("abc")', "")] if name not in _ANY_ERROR else list(_ERRORS)
     if name == "Optional" and inner:
         return _union([*inner, ast.Constant(None)])
     if name == "Union":
@@ -125,6 +131,12 @@ def annotation_values(node: ast.expr) -> list[tuple[str, str]]:
     if name == "Literal":
         return [(_spelled(item), "") for item in inner if is_parsed(node_value(item))]
     return [(source, "") for source in _containers(name, inner)]
+
+
+def _exception(name: str) -> bool:
+    """`ValueError`, `Exception`: a builtin exception class."""
+    found = getattr(builtins, name, None)
+    return isinstance(found, type) and issubclass(found, BaseException)
 
 
 def _spelled(item: ast.expr) -> str:

@@ -74,6 +74,7 @@ _NAME_GUESSES = [
     (re.compile(r"^(conversion|conv)$"), "conversion"),
     (re.compile(r"^(fp|fo|fobj|fileobj|file_obj|f_obj|file_like|stream)$|_(fp|stream)$"), "file"),
     (re.compile(r"^(pred|predicate|cond|condition)$"), "Callable[..., bool]"),
+    (re.compile(r"^(exc|exception|error|err|exc_value)$|_(exc|error|exception)$"), "Exception"),
     (re.compile(r"^(func|fn|f|function|callback|transform|mapper|converter)$"), "Callable"),
     (re.compile(r"^(d|dct|mapping|kwargs|kwds|kw)$|(dict|mapping|_kwargs)$"), "dict"),
     (re.compile(r"(keys|names|words|labels|paths|titles|strings|texts|lines|tags)$"), "list[str]"),

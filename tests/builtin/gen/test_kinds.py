@@ -174,6 +174,30 @@ def test_a_dict_parameter_is_given_the_keys_the_body_reads() -> None:
     assert counts[0] == '{"name": 1}'  # a name would be "abc": not a number
 
 
+ERRORS = '''\
+def describe(exc, status: Exception) -> str:
+    """One line for an error."""
+    if isinstance(exc, KeyError):
+        return f"missing {exc.args[0]} ({status})"
+    return f"{type(exc).__name__}: {exc} ({status})"
+
+
+def retry(error: "OSError | None") -> bool:
+    return error is not None and error.errno is None
+'''
+
+
+def test_a_parameter_named_or_typed_as_an_error_holds_one(tmp_path: Path) -> None:
+    values = param_values(ERRORS, "describe")
+    assert values["exc"][:2] == values["status"] == ['ValueError("abc")', 'KeyError("a")']
+    assert param_values(ERRORS, "retry")["error"][:2] == ['OSError("abc")', "None"]
+    generated = generate(tmp_path, {"errors.py": ERRORS}, "errors")
+    assert 'KeyError("a")' in generated.text and 'ValueError("abc")' in generated.text
+    assert "OSError(" in generated.text
+    done = run_pytest_in(generated.repo)
+    assert done.returncode == 0, done.stdout
+
+
 def test_a_parameter_the_body_adds_to_is_a_set() -> None:
     source = "def note(seen, item):\n    seen.add(item)\n    return len(seen)\n"
     assert param_values(source, "note")["seen"][0] == "{1, 2}"

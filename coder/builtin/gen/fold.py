@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 
 from coder.builtin.gen.fold_columns import assigned_name, column_names
-from coder.builtin.gen.hints import STREAMS
+from coder.builtin.gen.fold_nodes import built, literal, raised, spelled
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.render import Rendered
 from coder.builtin.gen.signatures import Signatures
@@ -97,25 +97,16 @@ def _shape(test: Rendered, whole: bool = False) -> _Shape | None:
         for stmt in function.body
         if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare)
         for right in stmt.test.comparators
-        if _built(right)
+        if built(right)
     }
     roots = {module.split(".")[0] for module in test.modules}
-    expected |= {id(node) for node in ast.walk(function) if _spelled(node, roots)}
-    expected |= {id(error) for node in ast.walk(function) if (error := _raised(node))}
+    expected |= {id(node) for node in ast.walk(function) if spelled(node, roots)}
+    expected |= {id(error) for node in ast.walk(function) if (error := raised(node))}
     asserts = [stmt for stmt in function.body if isinstance(stmt, ast.Assert)] if whole else []
-    expected |= {id(node) for stmt in asserts for node in ast.walk(stmt) if _built(node, deep=True)}
+    expected |= {id(node) for stmt in asserts for node in ast.walk(stmt) if built(node, deep=True)}
     for stmt in function.body:
         _take_literals(stmt, literals, expected)
     return _Shape(test.source, function, literals) if literals else None
-
-
-def _raised(node: ast.AST) -> ast.expr | None:
-    """`IndexError` of `pytest.raises(IndexError)`: the error's class is a column when
-    the tests differ in it (`bits[3]` raises IndexError, `bits[2.5]` TypeError)."""
-    if not (isinstance(node, ast.Call) and ast.unparse(node.func) == "pytest.raises"):
-        return None
-    error = node.args[0] if node.args else None
-    return error if isinstance(error, ast.Name | ast.Attribute) else None
 
 
 def _special(args: ast.arguments) -> bool:
@@ -129,7 +120,7 @@ def _take_literals(node: ast.AST, found: list[ast.expr], whole: set[int]) -> Non
     for field, value in ast.iter_fields(node):
         items = value if isinstance(value, list) else [value]
         for index, item in enumerate(items):
-            if isinstance(item, ast.expr) and (_literal(item) or id(item) in whole):
+            if isinstance(item, ast.expr) and (literal(item) or id(item) in whole):
                 found.append(item)
                 placeholder = ast.Name(f"_{len(found)}", ast.Load())
                 if isinstance(value, list):
@@ -138,54 +129,6 @@ def _take_literals(node: ast.AST, found: list[ast.expr], whole: set[int]) -> Non
                     setattr(node, field, placeholder)
             elif isinstance(item, ast.AST):
                 _take_literals(item, found, whole)
-
-
-def _built(node: ast.AST, deep: bool = False) -> bool:
-    """`OrderedSet([2, 3])`: a class of the module made from literals; `deep`, also from
-    others made so (`Tag("a", parent=Tag("b"))`)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-        return False
-    parts = [*node.args, *(keyword.value for keyword in node.keywords)]
-    return (
-        node.func.id[:1].isupper()
-        and all(keyword.arg for keyword in node.keywords)
-        and all(_literal(part) or deep and _built(part, deep) for part in parts)
-    )
-
-
-def _spelled(node: ast.AST, modules: set[str]) -> bool:
-    """`datetime.date(2024, 1, 15)`, `datetime.timezone.utc`: a value spelled from another
-    module the test imports, one value as a whole (its parts are no arguments of the
-    target's)."""
-    if isinstance(node, ast.expr) and f"{ast.unparse(node)}(".startswith(STREAMS):
-        return False  # used up by a call: its text is the column, the stream made in the body
-    if isinstance(node, ast.Attribute):
-        inner = node.value
-        return isinstance(inner, ast.Name) and inner.id in modules or _spelled(inner, modules)
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-        return False
-    parts = [*node.args, *(keyword.value for keyword in node.keywords)]
-    return _spelled(node.func, modules) and all(
-        _literal(part) or _spelled(part, modules) for part in parts
-    )
-
-
-def _literal(node: ast.expr) -> bool:
-    if isinstance(node, ast.Slice):  # `oset[1:3]`: in a table, `slice(1, 3)`
-        parts = (node.lower, node.upper, node.step)
-        return all(part is None or _literal(part) for part in parts)
-    if isinstance(node, ast.Constant):
-        one_line = getattr(node, "end_lineno", None) == getattr(node, "lineno", None)
-        return not isinstance(node.value, str) or "\n" not in node.value or one_line
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return isinstance(node.operand, ast.Constant)
-    if isinstance(node, ast.List | ast.Tuple | ast.Set):
-        return all(_literal(item) for item in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(k is not None and _literal(k) for k in node.keys) and all(
-            _literal(v) for v in node.values
-        )
-    return False
 
 
 def _text(source: str, node: ast.expr) -> str:

@@ -1,5 +1,6 @@
 """One object's views in one table: tests that build the same object the same way and
-each check one plain view of it, a builtin of it or a method without arguments,
+each check one plain view of it, a builtin of it or a method without arguments, against
+a literal or an object of the module made from literals (`Version(major=2, minor=0)`),
 become one table with the view as a column:
 
     @pytest.mark.parametrize(
@@ -24,6 +25,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from coder.builtin.gen.fold_nodes import built
 from coder.builtin.gen.parametrize import parametrized
 from coder.builtin.gen.regroup import Pair
 from coder.builtin.gen.render import Rendered
@@ -94,10 +96,11 @@ def _view(
     function: ast.FunctionDef, pair: Pair, target: Target | None, prefix: str
 ) -> _View | None:
     """The test's set-up, object and view when it has this shape: one statement that
-    binds the object, one `assert VIEW(object) == LITERAL`."""
+    binds the object, one `assert VIEW(object) == LITERAL` (or `result = VIEW(object)`
+    and `assert result == LITERAL`, as a long line is split)."""
     var = _bound(function)
-    check = function.body[-1]
-    if var is None or var in _COLUMNS or not _compared(check):
+    check = _joined(function.body[1:])
+    if var is None or var in _COLUMNS or check is None or not _compared(check):
         return None
     assert isinstance(check, ast.Assert) and isinstance(check.test, ast.Compare)
     view = _named(check.test.left, var, target, prefix)
@@ -105,6 +108,22 @@ def _view(
         return None  # a method whose class the test file does not import
     expected = literal_source(check.test.comparators[0])
     return _View(double_quoted(ast.unparse(function.body[0])), var, view, expected)
+
+
+def _joined(body: list[ast.stmt]) -> ast.stmt | None:
+    """The one check of `body`, `result = X` and `assert result == Y` read as
+    `assert X == Y`."""
+    if len(body) == 1:
+        return body[0]
+    if len(body) != 2 or not isinstance(body[0], ast.Assign) or len(body[0].targets) != 1:
+        return None
+    held, check = body[0].targets[0], body[1]
+    if not (isinstance(held, ast.Name) and held.id == "result" and isinstance(check, ast.Assert)):
+        return None
+    test = check.test
+    if not (isinstance(test, ast.Compare) and ast.unparse(test.left) == "result"):
+        return None
+    return ast.Assert(ast.Compare(body[0].value, test.ops, test.comparators))
 
 
 def _rows(table: ast.FunctionDef) -> list[_View]:
@@ -131,8 +150,8 @@ def _rows(table: ast.FunctionDef) -> list[_View]:
 
 
 def _bound(function: ast.FunctionDef) -> str | None:
-    """The name the function's first statement binds, of its two."""
-    if len(function.body) != 2:
+    """The name the function's first statement binds, of its two (or three)."""
+    if len(function.body) not in (2, 3):
         return None
     setup = function.body[0]
     if not isinstance(setup, ast.Assign) or len(setup.targets) != 1:
@@ -156,12 +175,15 @@ def _function(source: str, table: bool = False) -> ast.FunctionDef | None:
 
 
 def _compared(check: ast.stmt) -> bool:
-    """`assert X == LITERAL`."""
+    """`assert X == LITERAL`, or `== Version(major=2, minor=0)`: an object of the module
+    made from literals."""
     if not isinstance(check, ast.Assert) or not isinstance(check.test, ast.Compare):
         return False
     test = check.test
     if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
         return False
+    if built(test.comparators[0], deep=True):
+        return True
     try:
         ast.literal_eval(test.comparators[0])
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

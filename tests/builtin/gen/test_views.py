@@ -81,6 +81,25 @@ def test_the_table_replaces_its_tests_and_keeps_the_others_in_place() -> None:
     assert "(Route.depth, 1)," in out[0][1].source
 
 
+def test_a_view_may_return_an_object_of_the_module_and_a_long_line_may_be_split() -> None:
+    tests = [
+        ("Route.__str__", _test("test_str", 'route = Route("/a")', 'assert str(route) == "/a"')),
+        ("Route.depth", _test("test_depth", 'route = Route("/a")', "assert route.depth() == 1")),
+        (
+            "Route.join",
+            _test(
+                "test_parent",
+                'route = Route("/a")',
+                "result = route.parent()",
+                'assert result == Route("/", parts=[], root=Route("/"))',
+            ),
+        ),
+    ]
+    [(_, table)], replaced = viewed(tests, TARGETS, "", set())
+    assert '        (Route.parent, Route("/", parts=[], root=Route("/"))),\n' in table.source
+    assert len(replaced["test_route_views"]) == 3
+
+
 def test_other_shapes_stay_as_they_are() -> None:
     setups = [
         # Built two ways: two objects, not one.
@@ -92,6 +111,9 @@ def test_other_shapes_stay_as_they_are() -> None:
         # A method whose class the file does not import (the object came from a factory).
         [_test("e", "route = parse()", 'assert str(route) == "/a"', names=frozenset({"parse"})),
          _test("f", "route = parse()", "assert route.depth() == 1", names=frozenset({"parse"}))],
+        # An object made of another's call, and a held result checked another way.
+        [_test("i", 'route = Route("/a")', "assert route.parent() == Route(str(route))"),
+         _test("j", 'route = Route("/a")', "result = route.parent()", "assert result != 1")],
         # A private method, and a builtin that is not a view.
         [_test("g", 'route = Route("/a")', "assert route._depth() == 1"),
          _test("h", 'route = Route("/a")', "assert print(route) == None")],

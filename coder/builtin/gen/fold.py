@@ -24,19 +24,22 @@ out; each one that varies is a column, named after the parameter it is passed as
 module's signatures say which), the variable it is assigned to, or `expected` for what
 the assert compares with (`out` for what a captured stream printed, `argv` for the
 value monkeypatched into `sys.argv`, `error` for the class `pytest.raises` expects).
-Tests that take the same fixtures fold too, the fixtures after the columns; marked
-tests stay as they are.
+An error expected without its message folds with the same call's that pin one, its
+`match` None. Tests that take the same fixtures fold too, the fixtures after the
+columns; marked tests stay as they are.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from coder.builtin.gen.fold_columns import assigned_name, column_names
 from coder.builtin.gen.fold_nodes import built, literal, raised, spelled
 from coder.builtin.gen.layout import laid_out
 from coder.builtin.gen.render import Rendered
 from coder.builtin.gen.signatures import Signatures
+from coder.builtin.gen.unpinned import unpinned
 
 _INDENT = "    "
 
@@ -53,11 +56,7 @@ def folded(tests: list[Rendered], name: str, taken: set[str], known: Signatures)
 def _folded(
     tests: list[Rendered], name: str, taken: set[str], known: Signatures, whole: bool
 ) -> list[Rendered]:
-    shapes: dict[str, list[tuple[Rendered, _Shape]]] = {}
-    for test in tests:
-        shape = _shape(test, whole)
-        if shape is not None:
-            shapes.setdefault(shape.skeleton, []).append((test, shape))
+    shapes = _grouped(tests, whole)
     out: list[Rendered] = []
     done: set[str] = set()
     for test in tests:
@@ -68,6 +67,28 @@ def _folded(
         done |= {t.name for t, _ in group} if table is not None else {test.name}
         out.append(table or test)
     return out
+
+
+def _grouped(tests: list[Rendered], whole: bool) -> dict[str, list[tuple[Rendered, _Shape]]]:
+    """The tests by shape. An error expected without its message has the shape of one
+    with `match=None` (unpinned.py) where a test of that shape pins one; otherwise its
+    own (two tests that pin none fold without a `match` column)."""
+    wide: dict[str, list[tuple[Rendered, _Shape, bool]]] = {}
+    for test in tests:
+        source = unpinned(test.source)
+        shape = _shape(replace(test, source=source) if source else test, whole)
+        if shape is not None:
+            wide.setdefault(shape.skeleton, []).append((test, shape, source is not None))
+    shapes: dict[str, list[tuple[Rendered, _Shape]]] = {}
+    for key, members in wide.items():
+        if len({widened for _, _, widened in members}) > 1:  # some pin a message
+            shapes[key] = [(test, shape) for test, shape, _ in members]
+            continue
+        for test, shape, widened in members:
+            plain = _shape(test, whole) if widened else shape
+            if plain is not None:
+                shapes.setdefault(plain.skeleton, []).append((test, plain))
+    return shapes
 
 
 class _Shape:

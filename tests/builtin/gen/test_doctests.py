@@ -237,6 +237,42 @@ def test_errors_of_other_classes_fold_with_the_class_a_column_after_the_argument
     )
 
 
+def test_an_error_expected_without_its_message_folds_with_those_that_pin_one() -> None:
+    body = (
+        "():\n"
+        "    version = Version(1)\n"
+        "    with pytest.raises(ValueError{}):\n"
+        "        version.match({})\n"
+    )
+    tests = [
+        Rendered(f"test_version_match_raises_{n}", f"def test_version_match_raises_{n}" + body)
+        for n, body in (
+            (1, body.format("", '">="')),
+            (2, body.format("", '"<"')),
+            (3, body.format(', match="You provided: "', '""')),
+        )
+    ]
+    [table] = folded(tests, "test_version_match", set(), {"match": ["match_expr"]})
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("match_expr", "match"),\n'
+        "    [\n"
+        '        (">=", None),\n'
+        '        ("<", None),\n'
+        '        ("", "You provided: "),\n'
+        "    ],\n"
+        ")\n"
+        "def test_version_match_raises(match_expr, match):\n"
+        "    version = Version(1)\n"
+        "    with pytest.raises(ValueError, match=match):\n"
+        "        version.match(match_expr)\n"
+    )
+    # Among tests that pin no message, no `match` column.
+    [table] = folded(tests[:2], "test_version_match", set(), {"match": ["match_expr"]})
+    assert "    with pytest.raises(ValueError):\n" in table.source
+    assert '("match_expr",),' in table.source
+
+
 def test_a_varied_doctest_line_becomes_the_column_of_its_own_name() -> None:
     """`argv = [...]` varied between tests: the table's column is `argv` and the line goes
     (not `argv = argv_2`); a table whose every row raises says so in its name."""

@@ -46,9 +46,10 @@ _INDENT = "    "
 
 def folded(tests: list[Rendered], name: str, taken: set[str], known: Signatures) -> list[Rendered]:
     """`tests` with each group that differs only in literals made one table named `name`
-    (made unique against `taken`). Then the tests left alone fold where an assert's
-    object of the module (`Tag("a", parent=Tag("b"))`) is one value as a whole:
-    `tag == Tag(...)` and `tag == 2.5` are two rows of one operand's column."""
+    (made unique against `taken`). Then the tests left alone fold where an object of the
+    module an assert has or a variable is set to (`Tag("a", parent=Tag("b"))`) is one
+    value as a whole: `tag == Tag(...)` and `tag == 2.5` are two rows of one operand's
+    column, `version = Version(5)` and `version = Version(1, 0, 0)` two of `version`."""
     once = _folded(tests, name, taken, known, whole=False)
     return _folded(once, name, taken, known, whole=True)
 
@@ -125,6 +126,8 @@ def _shape(test: Rendered, whole: bool = False) -> _Shape | None:
     expected |= {id(error) for node in ast.walk(function) if (error := raised(node))}
     asserts = [stmt for stmt in function.body if isinstance(stmt, ast.Assert)] if whole else []
     expected |= {id(node) for stmt in asserts for node in ast.walk(stmt) if built(node, deep=True)}
+    made = [s.value for s in function.body if isinstance(s, ast.Assign) and whole]
+    expected |= {id(value) for value in made if built(value, deep=True)}  # `version = ...`
     for stmt in function.body:
         _take_literals(stmt, literals, expected)
     return _Shape(test.source, function, literals) if literals else None

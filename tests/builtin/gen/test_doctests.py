@@ -208,6 +208,15 @@ def test_an_operand_made_of_the_modules_objects_is_one_column_with_literal_opera
     ]
     [table] = folded(tests, "test_tag_path", set(), {})
     assert "def test_tag_path(tag, expected):\n    assert tag.path() == expected\n" in table.source
+    # An object the test builds first is a column named after its variable.
+    body = "():\n    tag = {}\n    assert tag.match({}) is True\n"
+    tests = [
+        Rendered(f"test_tag_match_{n}", f"def test_tag_match_{n}" + body.format(a, b))
+        for n, a, b in ((1, 'Tag("a")', '"a"'), (2, 'Tag("a", parent=Tag("b"))', '"b/a"'))
+    ]
+    [table] = folded(tests, "test_tag_match", set(), {"match": ["path"]})
+    assert '        (Tag("a", parent=Tag("b")), "b/a"),\n' in table.source
+    assert "def test_tag_match(tag, path):\n    assert tag.match(path) is True\n" in table.source
 
 
 def test_errors_of_other_classes_fold_with_the_class_a_column_after_the_arguments() -> None:

@@ -1,5 +1,6 @@
 """One object's views in one table: tests that build the same object the same way and
-each check one plain view of it, a builtin of it or a method without arguments, against
+each check one plain view of it, a builtin of it, a method without arguments or a
+public attribute (`operator.attrgetter("x")`: a property's value), against
 a literal or an object of the module made from literals (`Version(major=2, minor=0)`),
 become one table with the view as a column:
 
@@ -34,6 +35,8 @@ from coder.builtin.gen.values import double_quoted, literal_source
 
 VIEWS = frozenset({"str", "repr", "len", "bool", "hash", "list", "sorted", "tuple", "abs"})
 """Builtins whose value of an object a test may check (`str(pointer) == "/a"`)."""
+ATTRIBUTE = "operator.attrgetter"
+"""How a table's row spells the view of an attribute."""
 MAX_ROWS = 8
 """Views per table at most: past that a table reads worse than the tests."""
 _COLUMNS = ("view", "expected")
@@ -104,7 +107,8 @@ def _view(
         return None
     assert isinstance(check, ast.Assert) and isinstance(check.test, ast.Compare)
     view = _named(check.test.left, var, target, prefix)
-    if view is None or prefix == "" and "." in view and view.split(".")[0] not in pair[1].names:
+    method = view is not None and "." in view and not view.startswith(ATTRIBUTE)
+    if view is None or prefix == "" and method and view.split(".")[0] not in pair[1].names:
         return None  # a method whose class the test file does not import
     expected = literal_source(check.test.comparators[0])
     return _View(double_quoted(ast.unparse(function.body[0])), var, view, expected)
@@ -145,7 +149,7 @@ def _rows(table: ast.FunctionDef) -> list[_View]:
         if not isinstance(row, ast.Tuple) or len(row.elts) != 2:
             return []
         view, expected = row.elts
-        rows.append(_View(setup, var, ast.unparse(view), literal_source(expected)))
+        rows.append(_View(setup, var, double_quoted(ast.unparse(view)), literal_source(expected)))
     return rows
 
 
@@ -192,7 +196,11 @@ def _compared(check: ast.stmt) -> bool:
 
 
 def _named(call: ast.expr, var: str, target: Target | None, prefix: str) -> str | None:
-    """`str` for `str(var)`, `Cls.method` for `var.method()` on the target's class."""
+    """`str` for `str(var)`, `Cls.method` for `var.method()` on the target's class,
+    `operator.attrgetter("x")` for a public attribute `var.x` (a property's value)."""
+    if isinstance(call, ast.Attribute) and not call.attr.startswith("_"):
+        on_var = isinstance(call.value, ast.Name) and call.value.id == var
+        return f'{ATTRIBUTE}("{call.attr}")' if on_var else None
     if not isinstance(call, ast.Call) or call.keywords:
         return None
     function, args = call.func, call.args
@@ -217,5 +225,6 @@ def _table(views: list[_View], parts: list[Rendered], taken: set[str], keep: lis
     source = parametrized(name, columns, body)
     names = set().union(*(test.names for test in parts))
     modules = set().union(*(test.modules for test in parts))
+    modules |= {"operator"} if any(v.view.startswith(ATTRIBUTE) for v in views) else set()
     results = frozenset().union(*(test.results for test in parts))
     return Rendered(name, source, names, True, modules, results)

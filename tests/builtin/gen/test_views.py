@@ -100,6 +100,23 @@ def test_a_view_may_return_an_object_of_the_module_and_a_long_line_may_be_split(
     assert len(replaced["test_route_views"]) == 3
 
 
+def test_a_public_attribute_is_a_view_through_operator_attrgetter() -> None:
+    tests = [
+        ("Route.depth", _test("test_depth", 'route = Route("/a")', "assert route.depth() == 1")),
+        (
+            "Route.__str__",
+            _test("test_parts", 'route = Route("/a")', 'assert route.parts == ["a"]'),
+        ),
+        ("Route.join", _test("test_hidden", 'route = Route("/a")', "assert route._root == 0")),
+    ]
+    out, _ = viewed(tests, TARGETS, "", set())
+    [(_, table), (_, alone)] = out
+    assert '        (operator.attrgetter("parts"), ["a"]),\n' in table.source
+    assert table.modules == {"operator"} and alone is tests[2][1]  # a private one: as it was
+    again, _ = viewed([("Route.depth", table)], TARGETS, "", set())  # read back, the same
+    assert again[0][1].source == table.source
+
+
 def test_other_shapes_stay_as_they_are() -> None:
     setups = [
         # Built two ways: two objects, not one.

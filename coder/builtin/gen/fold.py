@@ -182,7 +182,8 @@ def _table(
     body = _body(first, dict(zip(varying, columns, strict=True)), assigned)
     if body is None:
         return None
-    unique = name if name not in taken else f"{name}_examples"
+    own = {test.name for test, _ in group}  # replaced: their names are free again
+    unique = name if name not in taken - own else f"{name}_examples"
     taken.add(unique)
     header = "(" + ", ".join(f'"{c}"' for c in columns) + ("," if len(columns) == 1 else "") + ")"
     lines = ["@pytest.mark.parametrize(", f"{_INDENT}{header},", f"{_INDENT}["]

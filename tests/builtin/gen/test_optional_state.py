@@ -46,7 +46,9 @@ def test_an_exception_class_is_tested_in_each_state_its_options_make(tmp_path: P
     text = generated.text
     assert '"abc (line abc)"' in text, text  # a line given: the branch the default skips
     assert "line=None" not in text, text  # the default is never passed as itself
-    assert "def test_parse_error_str_with_column():" in text, text  # named by what it gives
+    # One table of the states, the object a column (its name is free again).
+    assert '        (ParseError("abc", column=1), "abc"),\n' in text, text
+    assert "def test_parse_error_str(parse_error, expected):" in text, text
     assert "Shape(" not in text, text  # an abstract base is not built
     assert run_pytest_in(generated.repo).returncode == 0
 

@@ -81,7 +81,7 @@ def test_a_functions_errors_of_one_type_share_a_table_pinning_what_each_pinned(
     tmp_path: Path,
 ) -> None:
     generated = generate(tmp_path, {"words.py": WORDS}, "words")
-    source = function_source(generated.text, "test_repeat_raises_value_error", "times, match")
+    source = function_source(generated.text, "test_repeat_raises", "times, match")
     assert source.splitlines()[1:] == [
         "    with pytest.raises(ValueError, match=match):",
         '        repeat("hi", times=times)',

@@ -88,6 +88,7 @@ def test_a_methods_tests_assert_what_it_sets_first() -> None:
 def test_a_method_setting_attributes_is_checked_through_them(tmp_path: Path) -> None:
     generated = generate(tmp_path, {"shapes.py": SHAPES}, "shapes", ["Field.set_fspec"])
     assert "field.set_fspec(" in generated.text
-    assert 'assert field.type_char == "f"' in generated.text  # ".2f": its last letter
-    assert 'assert field.type_char == "s"' in generated.text  # ">10": no letter at its end
+    assert "    assert field.type_char == expected_type_char\n" in generated.text
+    assert '".2f", ".2f", "f"),\n' in generated.text  # ".2f": its last letter
+    assert '">10", ">10", "s"),\n' in generated.text  # ">10": no letter at its end
     assert run_pytest_in(generated.repo).returncode == 0

@@ -2,16 +2,19 @@
 
 An instance comes from the constructor's typical call (`Cart()`), and also, when the
 module shows other ways, from those: the constructions in its docstrings
-(`OrderedSet([1, 2, 3])`, `Version.parse("1.2")`), a module function annotated to return
-the class, and the constructor with its defaulted parameters given typical values
-(`Cart(currency="abc")`) rather than a degenerate default instance. Its state shows
-through observers.py.
+(`OrderedSet([1, 2, 3])`, `Version.parse("1.2")`, also spelled from the module:
+`semver.Version.parse(...)`), a module function annotated to return the class, and the
+constructor with its defaulted parameters given typical values (`Cart(currency="abc")`)
+rather than a degenerate default instance. Of those, one of each form comes first
+(`Version(5, 3, 1)` and `Version(3, 2, 1)` are one). Its state shows through
+observers.py.
 """
 
 from __future__ import annotations
 
 import ast
 import doctest
+import re
 from dataclasses import replace
 
 from coder.builtin.gen.calls import Call, plan_calls
@@ -34,9 +37,29 @@ def instances(cls: ast.ClassDef, facts: ModuleFacts, typical: Call) -> list[Call
     one, empty = _sized(cls, facts)
     found += _factories(cls, facts) + _builders(cls, facts) + one + _filled_in(cls, facts)
     unique = {call.source(): call for call in reversed(found) if call.source() != typical.source()}
-    chosen = sorted(unique.values(), key=found.index)[:MAX_INSTANCES]
+    chosen = _varied(sorted(unique.values(), key=found.index), typical)[:MAX_INSTANCES]
     edges = [c for c in [*shown, *empty] if _empty(c) and c.source() != typical.source()]
     return chosen + edges[:1]
+
+
+def _varied(calls: list[Call], typical: Call) -> list[Call]:
+    """`calls` with one of each form first (`Version(5, 3, 1)` and `Version(3, 2, 1)` are
+    one form, `Version.parse("1.2.3-rc.5")` and `Version.parse("3.4.5-pre.2+build.4")`
+    two): an example that shows another state comes before the same state again."""
+    seen = {_form(typical)}
+    first: list[Call] = []
+    for call in calls:
+        if _form(call) not in seen:
+            seen.add(_form(call))
+            first.append(call)
+    return first + [call for call in calls if call not in first]
+
+
+def _form(call: Call) -> str:
+    """The call with each number written 0 and each text as its shape (`"9.9.9-a.9"`)."""
+    parts = [*call.args, *(f"{key}={value}" for key, value in call.kwargs)]
+    shapes = [re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+(\.\d+)?", "9", part)) for part in parts]
+    return f"{call.callee}({', '.join(shapes)})"
 
 
 def _documented(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:
@@ -84,17 +107,28 @@ def _examples(node: ast.AST) -> list[ast.AST]:
 
 
 def _construction(node: ast.AST, name: str, builders: set[str]) -> Call | None:
+    """`Cls(literals)` or `Cls.builder(literals)` as a call, also when spelled from the
+    module (`semver.Version.parse("3.4.5-pre.2+build.4")`)."""
     if not isinstance(node, ast.Call):
         return None
-    func = node.func
-    if isinstance(func, ast.Name) and func.id == name:
-        return literal_call(node, name, [], "doctest")
-    owner = func.value if isinstance(func, ast.Attribute) else None
-    if isinstance(owner, ast.Name) and owner.id == name and getattr(func, "attr", "") in builders:
-        attr = str(getattr(func, "attr", ""))
+    parts = _dotted(node.func)
+    if parts[-1:] == [name]:
+        return literal_call(ast.Call(ast.Name(name), node.args, node.keywords), name, [], "doctest")
+    if parts[-2:-1] == [name] and parts[-1] in builders:
+        attr = parts[-1]
         call = literal_call(ast.Call(ast.Name(attr), node.args, node.keywords), attr, [], "doctest")
         return Call(f"{name}.{attr}", call.args, call.kwargs) if call else None
     return None
+
+
+def _dotted(node: ast.expr) -> list[str]:
+    """`["semver", "Version", "parse"]` for `semver.Version.parse`; [] for any other."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return [*inner, node.attr] if inner else []
+    return []
 
 
 def _factories(cls: ast.ClassDef, facts: ModuleFacts) -> list[Call]:

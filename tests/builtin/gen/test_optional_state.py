@@ -243,3 +243,41 @@ def test_a_method_meets_an_entry_its_adder_added_and_its_remover_took_back() -> 
     [target] = find_targets(TAKEN_BACK, ["Tasks.next_live"], "tasks")
     setups = [tuple(call.source() for call in probe.setup) for probe in target.probes]
     assert ("Tasks()", "tasks.add(3)", "tasks.remove(3)") in setups, setups
+
+
+VERSIONS = '''\
+class Version:
+    """A release number.
+
+    >>> Version(1, 2, 3).bumped()
+    >>> Version(4, 5, 6).bumped()
+    >>> Version(7, 8, 9).bumped()
+    >>> versions.Version.parse("1.2.3").bumped()
+    >>> versions.Version.parse("1.2.3-rc.1").bumped()
+    """
+
+    def __init__(self, major, minor=0, patch=0, pre=None):
+        self.parts, self.pre = (major, minor, patch), pre
+
+    @classmethod
+    def parse(cls, text):
+        head, _, pre = text.partition("-")
+        return cls(*map(int, head.split(".")), pre=pre or None)
+
+    def bumped(self):
+        if self.pre is not None:
+            return Version(*self.parts)
+        return Version(self.parts[0], self.parts[1], self.parts[2] + 1)
+'''
+
+
+def test_the_objects_shown_in_other_states_come_before_the_same_state_again() -> None:
+    [target] = find_targets(VERSIONS, ["Version.bumped"], "versions")
+    setups = list(dict.fromkeys(probe.setup[0].source() for probe in target.probes))
+    # The typical one (the docstring's first), then one of each other form it shows
+    # (spelled from the module there): the prerelease state is not crowded out.
+    assert setups[:3] == [
+        "Version(1, 2, 3)",
+        'Version.parse("1.2.3")',
+        'Version.parse("1.2.3-rc.1")',
+    ], setups

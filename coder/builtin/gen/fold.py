@@ -179,6 +179,7 @@ def _table(
     varying, columns = [varying[n] for n in order], [columns[n] for n in order]
     trailing = "," * (len(varying) == 1)
     rows = [f"({', '.join(shape.texts[k] for k in varying)}{trailing})," for _, shape in group]
+    rows = list(dict.fromkeys(rows))  # two tests of one check: one row
     body = _body(first, dict(zip(varying, columns, strict=True)), assigned)
     if body is None:
         return None

@@ -10,7 +10,8 @@
     def test_singularize(word, expected):
         assert singularize(word) == expected
 
-Rows and the header are split as ruff format splits long lines.
+Rows and the header are split as ruff format splits long lines; a row two checks
+share is written once.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def parametrized(name: str, columns: list[tuple[str, list[str]]], body: list[str
     """`columns` (each a name and its values, row by row) as a table over `body`'s lines."""
     names = [column for column, _ in columns]
     header = "(" + ", ".join(f'"{column}"' for column in names) + ("," * (len(names) == 1)) + ")"
-    rows = zip(*(values for _, values in columns), strict=True)
+    rows = dict.fromkeys(zip(*(values for _, values in columns), strict=True))  # once each
     lines = ["@pytest.mark.parametrize(", *laid_out(f"{header},", _INDENT), f"{_INDENT}["]
     for row in rows:
         lines += laid_out(f"({', '.join(row)}{',' * (len(row) == 1)}),", _INDENT * 2)

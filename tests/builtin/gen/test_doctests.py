@@ -227,6 +227,7 @@ def test_errors_of_other_classes_fold_with_the_class_a_column_after_the_argument
             (1, body.format("IndexError", '"out of range"', "3")),
             (2, body.format("TypeError", '"bad index"', "2.5")),
             (3, body.format("errors.BitsError", '"bad index"', '"a"')),
+            (4, body.format("IndexError", '"out of range"', "3")),  # the first's check again
         )
     ]
     [table] = folded(tests, "test_bits_getitem", set(), {"__getitem__": ["index"]})

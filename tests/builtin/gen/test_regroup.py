@@ -182,6 +182,17 @@ def test_a_row_leaving_a_keyword_out_gets_its_literal_default(tmp_path: Path) ->
     assert "2 passed" in run_pytest_in(repo).stdout
 
 
+def test_a_check_two_tests_make_is_one_row() -> None:
+    tests = [
+        ("repeat", _test("test_repeat_as_documented", 'assert repeat("ab") == "ab ab"', 1)),
+        ("repeat", _test("test_repeat_ab", 'assert repeat("ab", times=2) == "ab ab"', 2)),
+        ("repeat", _test("test_repeat_sep", 'assert repeat("ab", 3, sep="-") == "ab-ab-ab"', 3)),
+    ]
+    [(_, table)], _ = regrouped(tests, {"repeat": REPEAT}, set())
+    assert table.source.count('(2, " ", "ab ab"),') == 1
+    assert table.results == frozenset({1, 2, 3})
+
+
 def test_with_no_literal_default_a_functions_tests_stay_apart() -> None:
     tests = [
         ("repeat", _test("test_repeat_ab", 'assert repeat("ab") == "ab ab"', 1)),

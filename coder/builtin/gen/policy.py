@@ -72,8 +72,9 @@ class GenPolicy:
         self.first: FirstRound | None = None
         """What the first round chose and wrote, for a second one after the verdict."""
         self.parts: dict[str, list[Pair]] = {}
-        self.names: frozenset[str] = frozenset()
-        """The module's names the tests may import (one a builtin's: the module whole)."""
+        self.imports: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        """The module's names the tests may import (one a builtin's: the module whole),
+        and its parameters' (a column the module's name must not be)."""
         """A regrouped table's name -> the tests it replaced (written instead if it fails)."""
 
     def run(self) -> Policy:
@@ -88,12 +89,13 @@ class GenPolicy:
         except SyntaxError as error:
             return f"builtin generator: {goal.path} does not parse ({error}); nothing was written"
         yield from _add_call_sites(targets)
-        self.names = frozenset(target.name.split(".")[0] for target in targets)
         uncovered = {line for lines in goal.uncovered_lines.values() for line in lines}
         self.source = texts[goal.path]
         self.pool = MutantPool(self.source, goal.path, goal.survivors, uncovered)
         tree = ast.parse(texts[goal.path])
         self.signatures, self.raises = signatures(tree), raise_lines(tree)
+        params = frozenset(param for found in self.signatures.values() for param in found)
+        self.imports = (frozenset(target.name.split(".")[0] for target in targets), params)
         self.aim = Aim(frozenset(uncovered), self.pool.ids())
         existing = texts.get(goal.test_file)
         self.existing = existing or ""
@@ -128,7 +130,7 @@ class GenPolicy:
         probed_targets, parsed = yield from self._probed(goal, targets, batch_of)
         if not probed_targets:
             return []
-        prefix = import_style(existing or "", goal.module, self.names).prefix
+        prefix = import_style(existing or "", goal.module, *self.imports).prefix
         context = Context(goal.module, prefix, self.raises)
         wants = lambda target: {int(m["id"]) for m in self._mutants(target)}  # noqa: E731
         if not goal.spent():  # search rounds only while the time lasts
@@ -236,7 +238,7 @@ class GenPolicy:
     ) -> Steps[bool]:
         """Write the file with `ours` (written afresh, so a dropped test takes its imports
         with it); with none left, put back what was there, or remove the new file."""
-        style = import_style(existing or "", goal.module, self.names)
+        style = import_style(existing or "", goal.module, *self.imports)
         tests = [test for _, test in ours.values()]
         text, broken = merged_parsing(existing, goal.module, style, tests) if tests else ("", {})
         for name, why in broken.items():  # dropped alone: the rest of the file still runs

@@ -41,9 +41,12 @@ class ImportStyle:
     write for `prefix` when the file does not import it yet."""
 
 
-def import_style(text: str, module: str, names: Collection[str] = ()) -> ImportStyle:
+def import_style(
+    text: str, module: str, names: Collection[str] = (), params: Collection[str] = ()
+) -> ImportStyle:
     """How the test file `text` imports `module` (a new file has nothing yet); `names`,
-    those the tests would import from it, when the file does not import it yet."""
+    those the tests would import from it, when the file does not import it yet, and
+    `params`, the module's parameter names (a table's columns)."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -74,18 +77,20 @@ def import_style(text: str, module: str, names: Collection[str] = ()) -> ImportS
     style = ImportStyle(
         prefix if not found else "", lines, taken, last, frozenset(imported), frozenset(bound)
     )
-    return _whole(style, module, names) if not found and not prefix else style
+    return _whole(style, module, names, params) if not found and not prefix else style
 
 
-def _whole(style: ImportStyle, module: str, names: Collection[str]) -> ImportStyle:
+def _whole(
+    style: ImportStyle, module: str, names: Collection[str], params: Collection[str]
+) -> ImportStyle:
     """`style` importing `module` whole when a name of `names` would shadow a builtin,
     unless the module's own name is a builtin's or a variable's the tests may bind
-    (`roman` for a `Roman`)."""
+    (`roman` for a `Roman`, `version` for a parameter `version`)."""
     package, _, last = module.rpartition(".")
-    variables = {snake_case(name) for name in names}
+    variables = {snake_case(name) for name in names} - set(names) | set(params)
     if not any(hasattr(builtins, name) for name in names) or hasattr(builtins, last):
         return style
-    if last in variables - set(names) or last in style.bound | style.imported:
+    if last in variables | style.bound | style.imported:
         return style
     line = f"from {package} import {last}" if package else f"import {module}"
     return replace(style, prefix=f"{last}.", module_line=line)

@@ -135,6 +135,7 @@ def test_a_module_named_like_a_variable_of_its_class_keeps_the_from_import() -> 
     style = import_style("", "roman", ["Roman", "format"])  # `roman = Roman(3)` in a test
     assert style.prefix == "" and style.module_line == ""
     assert import_style("", "pkg.type", ["format"]).prefix == ""  # `type` is a builtin
+    assert import_style("", "version", ["format"], ["version"]).prefix == ""  # a column's name
 
 
 def generate_in_package(tmp_path: Path, files: dict[str, str]) -> Generated:

@@ -66,7 +66,7 @@ def _named(node: ast.expr, parents: dict[int, ast.AST], known: Signatures) -> st
             return f"{_named(parent, parents, known)}_content"
         if called == "setattr" and len(parent.args) == 2 and parent.args[1] is node:
             return "setattr"  # named after what it replaces (see _set)
-        if ast.unparse(callee) == "pytest.raises" and parent.args[0] is node:
+        if ast.unparse(callee) == "pytest.raises" and parent.args[:1] == [node]:
             return "error"
         for keyword_ in parent.keywords:
             if keyword_.value is node and keyword_.arg:

@@ -31,7 +31,7 @@ from coder.builtin.gen.regroup import Pair, regrouped
 from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
 from coder.builtin.gen.search import searched
-from coder.builtin.gen.select import Aim, public, raise_lines
+from coder.builtin.gen.select import Aim, raise_lines
 from coder.builtin.gen.signatures import Signatures, signatures
 from coder.builtin.gen.table import table_name
 from coder.builtin.gen.targets import add_site_calls, find_targets
@@ -72,10 +72,9 @@ class GenPolicy:
         self.first: FirstRound | None = None
         """What the first round chose and wrote, for a second one after the verdict."""
         self.parts: dict[str, list[Pair]] = {}
-        self.imports: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-        """The module's names the tests may import (one a builtin's: the module whole),
-        and its parameters' (a column the module's name must not be)."""
         """A regrouped table's name -> the tests it replaced (written instead if it fails)."""
+        self.imports: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        """Names the tests may import, and parameter names (testfile.import_style)."""
 
     def run(self) -> Policy:
         goal = self.target
@@ -137,7 +136,7 @@ class GenPolicy:
             lines = set(self.aim.lines)
             parsed = yield from searched(parsed, self.source, lines, wants, batch_of, goal.spent)
         picks = []
-        for target, results in sorted(parsed, key=lambda pair: not public(pair[0])):
+        for target, results in parsed:
             analysed = self._analysed(goal, target)
             usable = self._usable(target, prefix)
             found, self.aim = pick(target, results, self.aim, analysed, usable, context)

@@ -64,7 +64,7 @@ def possible_bugs(
             found.append((result, line))
         elif result.raised_at in raises:
             continue
-        elif _crash(result, typical=result.probe is _typical(target) and public(target)):
+        elif _crash(result, typical=result.probe is _typical(target) and _public(target)):
             line = f"POSSIBLE BUG: {where}: {call.source()} {shown} on an ordinary input"
             found.append((result, line))
     return found
@@ -180,9 +180,8 @@ def notices(result: Result, asserted: str) -> frozenset[int]:
     return frozenset(m for m, how in result.kills.items() if set(how) & set(asserted + "k"))
 
 
-def public(target: Target) -> bool:
-    """Not a private helper: a helper may rely on what its callers make sure of (and gets
-    tests only for what the public API's leave: its results are picked after theirs)."""
+def _public(target: Target) -> bool:
+    """Not a private helper: a helper may rely on what its callers make sure of."""
     return not any(
         part.startswith("_") and not part.endswith("__") for part in target.name.split(".")
     )

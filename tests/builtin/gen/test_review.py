@@ -81,7 +81,8 @@ def test_an_error_is_pinned_when_a_raise_a_lookup_or_the_docstring_explains_it()
 def test_a_private_helper_gets_no_test_when_the_public_one_notices_it_all(
     tmp_path: Path,
 ) -> None:
-    generated = generate(tmp_path, {"parse.py": PARSE}, "parse", ["digits", "_digits"])
+    # Asked for first, the helper still comes after the public function that calls it.
+    generated = generate(tmp_path, {"parse.py": PARSE}, "parse", ["_digits", "digits"])
     assert " _digits(" not in generated.text and "import _digits" not in generated.text
     assert "- _digits: skipped (the other tests notice all it does)" in generated.summary
 

@@ -58,6 +58,7 @@ def _varied(calls: list[Call], typical: Call) -> list[Call]:
 def _form(call: Call) -> str:
     """The call with each number written 9 and each text as its shape (`"9.9.9-a.9"`),
     its keywords' names kept."""
+
     def shape(value: str) -> str:
         return re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+(\.\d+)?", "9", value))
 

@@ -81,17 +81,27 @@ def _rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]] | None:
 def _case(body: list[ast.stmt], row: dict[str, ast.expr]) -> Case | None:
     if len(body) == 1 and isinstance(body[0], ast.With):
         return _raises(body[0], row)
-    if len(body) == 2 and isinstance(body[0], ast.Assign) and isinstance(body[1], ast.Assert):
-        target, compare = body[0].targets[0], body[1].test
-        if not (isinstance(target, ast.Name) and isinstance(compare, ast.Compare)):
-            return None
-        if not (isinstance(compare.left, ast.Name) and compare.left.id == target.id):
-            return None
-        return _compared(body[0].value, compare, row)
+    check = joined(body)
+    return _compared(check.left, check, row) if check is not None else None
+
+
+def joined(body: list[ast.stmt]) -> ast.Compare | None:
+    """The comparison `body` checks: `assert X == Y`, or `held = X` then `assert held ==
+    Y` (a long line split) read as `X == Y`."""
     if len(body) == 1 and isinstance(body[0], ast.Assert):
         test = body[0].test
-        return _compared(test.left, test, row) if isinstance(test, ast.Compare) else None
-    return None
+        return test if isinstance(test, ast.Compare) else None
+    if len(body) != 2 or not isinstance(body[0], ast.Assign) or len(body[0].targets) != 1:
+        return None
+    held, check = body[0].targets[0], body[1]
+    if not (isinstance(held, ast.Name) and isinstance(check, ast.Assert)):
+        return None
+    test = check.test
+    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)):
+        return None
+    return (
+        ast.Compare(body[0].value, test.ops, test.comparators) if test.left.id == held.id else None
+    )
 
 
 def _compared(call: ast.expr, compare: ast.Compare, row: dict[str, ast.expr]) -> Case | None:

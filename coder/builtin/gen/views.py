@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from coder.builtin.gen.cases import joined
 from coder.builtin.gen.fold_nodes import built
 from coder.builtin.gen.parametrize import parametrized
 from coder.builtin.gen.regroup import Pair
@@ -99,35 +100,18 @@ def _view(
     function: ast.FunctionDef, pair: Pair, target: Target | None, prefix: str
 ) -> _View | None:
     """The test's set-up, object and view when it has this shape: one statement that
-    binds the object, one `assert VIEW(object) == LITERAL` (or `result = VIEW(object)`
-    and `assert result == LITERAL`, as a long line is split)."""
+    binds the object, one `assert VIEW(object) == LITERAL` (or the view held in a name
+    first, as a long line is split: cases.joined)."""
     var = _bound(function)
-    check = _joined(function.body[1:])
+    check = joined(function.body[1:])
     if var is None or var in _COLUMNS or check is None or not _compared(check):
         return None
-    assert isinstance(check, ast.Assert) and isinstance(check.test, ast.Compare)
-    view = _named(check.test.left, var, target, prefix)
+    view = _named(check.left, var, target, prefix)
     method = view is not None and "." in view and not view.startswith(ATTRIBUTE)
     if view is None or prefix == "" and method and view.split(".")[0] not in pair[1].names:
         return None  # a method whose class the test file does not import
-    expected = literal_source(check.test.comparators[0])
+    expected = literal_source(check.comparators[0])
     return _View(double_quoted(ast.unparse(function.body[0])), var, view, expected)
-
-
-def _joined(body: list[ast.stmt]) -> ast.stmt | None:
-    """The one check of `body`, `result = X` and `assert result == Y` read as
-    `assert X == Y`."""
-    if len(body) == 1:
-        return body[0]
-    if len(body) != 2 or not isinstance(body[0], ast.Assign) or len(body[0].targets) != 1:
-        return None
-    held, check = body[0].targets[0], body[1]
-    if not (isinstance(held, ast.Name) and held.id == "result" and isinstance(check, ast.Assert)):
-        return None
-    test = check.test
-    if not (isinstance(test, ast.Compare) and ast.unparse(test.left) == "result"):
-        return None
-    return ast.Assert(ast.Compare(body[0].value, test.ops, test.comparators))
 
 
 def _rows(table: ast.FunctionDef) -> list[_View]:
@@ -178,12 +162,9 @@ def _function(source: str, table: bool = False) -> ast.FunctionDef | None:
     return function if plain or table and len(function.decorator_list) == 1 else None
 
 
-def _compared(check: ast.stmt) -> bool:
+def _compared(test: ast.Compare) -> bool:
     """`assert X == LITERAL`, or `== Version(major=2, minor=0)`: an object of the module
     made from literals."""
-    if not isinstance(check, ast.Assert) or not isinstance(check.test, ast.Compare):
-        return False
-    test = check.test
     if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
         return False
     if built(test.comparators[0], deep=True):

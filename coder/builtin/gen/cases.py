@@ -7,8 +7,9 @@
 is two cases, `singularize("posts") == "post"` and `singularize("sheep") == "sheep"`, so
 regroup.py can write them into other tables without checking less. Only plain shapes are
 read: one `assert call == / is expected` (or its `result = call` form) or one call under
-`with pytest.raises(Error[, match=...])`, no fixtures, every argument a literal and the
-expected value a literal or a standard module's constructor (`datetime.datetime(...)`).
+`with pytest.raises(Error[, match=...])`, no fixtures, every argument a literal (or a
+lambda of its own parameters alone) and the expected value a literal or a standard
+module's constructor (`datetime.datetime(...)`).
 """
 
 from __future__ import annotations
@@ -144,9 +145,9 @@ def _called(node: ast.expr, row: dict[str, ast.expr], check: str, expected: str)
         return None
     args = [_filled(arg, row) for arg in node.args]
     keywords = [(k.arg, _filled(k.value, row)) for k in node.keywords]
-    if not all(_literal(arg) for arg in args):
+    if not all(_argument(arg) for arg in args):
         return None
-    named = [(name, literal_source(value)) for name, value in keywords if name and _literal(value)]
+    named = [(name, literal_source(value)) for name, value in keywords if name and _argument(value)]
     if len(named) != len(keywords):
         return None
     source = tuple(literal_source(arg) for arg in args)
@@ -189,6 +190,18 @@ def _literal(node: ast.expr) -> bool:
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return True
+
+
+def _argument(node: ast.expr) -> bool:
+    """A literal, or a lambda that reads only its own parameters (`lambda word: None`):
+    either means the same in any table."""
+    if not isinstance(node, ast.Lambda):
+        return _literal(node)
+    arguments = node.args
+    own = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    own |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    names = {n.id for n in ast.walk(node.body) if isinstance(n, ast.Name)}
+    return names <= own | {"None", "True", "False"} and not arguments.defaults
 
 
 def _constructed(node: ast.expr) -> bool:

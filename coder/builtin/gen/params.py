@@ -9,6 +9,7 @@ import re
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from coder.builtin.gen.callables import fitted_callables
 from coder.builtin.gen.changes import changed_names
 from coder.builtin.gen.compared import compared_literals, compared_params
 from coder.builtin.gen.constants import ModuleFacts
@@ -19,7 +20,7 @@ from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
 from coder.builtin.gen.kinds import foreign, spread
 from coder.builtin.gen.kwargs import kwarg_keys, with_read_keys
-from coder.builtin.gen.regex_values import flowing_patterns, module_patterns
+from coder.builtin.gen.pattern_sources import module_patterns, pattern_strings, re_names
 from coder.builtin.gen.stored import as_the_class_uses_it
 from coder.builtin.gen.texts import body_strings, text_values
 from coder.builtin.gen.usage import checked_kinds, usage_hint
@@ -88,10 +89,11 @@ def _params_of(node: ast.FunctionDef, method: bool, facts: ModuleFacts) -> list[
         values = _values(hinted[arg.arg], [] if closed else literals.get(arg.arg, []))
         if all(v.source == "None" for v in values) and default is None and not arg.annotation:
             values += anything(arg.arg)  # `if start is None:` says what else it takes not
+        values = fitted_callables(node, arg.arg, values)  # `callback(word, all_caps=...)`
         if arg.arg in changed and not any(v.source.startswith(("[", "{")) for v in values):
             values = [*hint_values(ast.Name("list"), arg.arg, "guess"), *values]
-        matched = _matched(node, arg.arg, facts)
-        head, rest = (matched, values) if matched else (values[:1], values[1:])
+        matched, inside = _matched(node, arg.arg, facts)
+        head, rest = (matched, values) if matched else ([*values[:1], *inside], values[1:])
         if matched and values and values[0].origin == "doctest":  # what the module shows
             head, rest = [values[0], *matched], values[1:]
         fed = _fed(node, arg.arg, facts.tree) if arg.arg in texts and not closed else []
@@ -264,12 +266,12 @@ def _typical(cls: ast.ClassDef, facts: ModuleFacts) -> str | None:
     return f"{cls.name}({', '.join(filter(None, [args, kwargs]))})"
 
 
-def _matched(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> list[Value]:
-    """Strings the module's own regular expression accepts, when `param` flows into one
-    (the last one is a near miss): they come first."""
-    found = flowing_patterns(node, param, module_patterns(facts.tree))
-    sources = [double_quoted(repr(text)) for text in found]
-    return [Value(source, describe(source, param), "literal") for source in sources]
+def _matched(node: ast.FunctionDef, param: str, facts: ModuleFacts) -> tuple[list[Value], ...]:
+    """Strings the module's own regular expressions accept: those `param` must match
+    whole (they come first; the last one is a near miss), and those found inside it."""
+    found = pattern_strings(node, param, module_patterns(facts.tree), re_names(facts.tree))
+    quoted = [[double_quoted(repr(text)) for text in texts] for texts in found]
+    return tuple([Value(s, describe(s, param), "literal") for s in texts] for texts in quoted)
 
 
 def _fed(node: ast.FunctionDef, param: str, tree: ast.Module) -> list[Value]:

@@ -17,7 +17,6 @@ readable literals every run; and hypothesis is only a development dependency of 
 
 from __future__ import annotations
 
-import ast
 import functools
 import importlib
 import re
@@ -179,74 +178,3 @@ def _near_misses(found: list[str]) -> Iterator[str]:
         yield "?" + text
         yield text[:-1]
     yield "?"
-
-
-def flowing_patterns(node: ast.AST, param: str, patterns: dict[str, tuple[str, int]]) -> list[str]:
-    """The patterns `param` is matched against in `node`: `NAME.match(param)` for a
-    compiled pattern of the module or of a class (`self.NAME.match(param)`), and
-    `re.match(PATTERN, param)` with a literal or a module-level string."""
-    found: list[str] = []
-    for call in ast.walk(node):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-            continue
-        args, owner = call.args, call.func.value
-        passed = any(isinstance(a, ast.Name) and a.id == param for a in args)
-        if not passed or call.func.attr not in _MATCHERS:
-            continue
-        # `NAME.match(...)`, or a class's own `self.NAME.match(...)`
-        name = owner.id if isinstance(owner, ast.Name) else ""
-        name = owner.attr if isinstance(owner, ast.Attribute) else name
-        if name in patterns and _named(args[0], param):
-            found += regex_strings(*patterns[name])
-        elif name == "re" and len(args) >= 2 and _named(args[1], param):
-            pattern = _pattern(args[0], patterns)
-            found += regex_strings(*pattern) if pattern else []
-    return list(dict.fromkeys(found))
-
-
-_MATCHERS = {"match", "fullmatch", "search", "findall", "finditer", "split", "sub"}
-
-
-def _named(node: ast.expr, param: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == param
-
-
-def _pattern(node: ast.expr, patterns: dict[str, tuple[str, int]]) -> tuple[str, int] | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value, 0
-    return patterns.get(node.id) if isinstance(node, ast.Name) else None
-
-
-def module_patterns(tree: ast.Module) -> dict[str, tuple[str, int]]:
-    """{NAME: (pattern, flags)} for `NAME = re.compile("...", flags)` and string
-    constants at the module's top level and in its classes' bodies."""
-    found: dict[str, tuple[str, int]] = {}
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    for node in [*tree.body, *(stmt for cls in classes for stmt in cls.body)]:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-            continue
-        target, value = node.targets[0], node.value
-        if not isinstance(target, ast.Name):
-            continue
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            found[target.id] = (value.value, 0)
-        elif _compiles(value) and isinstance(value, ast.Call):
-            text = value.args[0]
-            if isinstance(text, ast.Constant) and isinstance(text.value, str):
-                flags = _flags(value.args[1]) if len(value.args) > 1 else 0
-                found[target.id] = (text.value, flags)
-    return found
-
-
-def _compiles(node: ast.expr) -> bool:
-    func = node.func if isinstance(node, ast.Call) else None
-    return isinstance(func, ast.Attribute) and func.attr == "compile" and bool(node.args)  # type: ignore[attr-defined]
-
-
-def _flags(node: ast.expr) -> int:
-    """`re.X | re.I` as a number (0 for what it cannot read)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _flags(node.left) | _flags(node.right)
-    if isinstance(node, ast.Attribute):
-        return int(getattr(re, node.attr, 0))
-    return 0

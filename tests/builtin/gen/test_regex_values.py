@@ -8,7 +8,8 @@ import ast
 import re
 from pathlib import Path
 
-from coder.builtin.gen.regex_values import flowing_patterns, module_patterns, regex_strings
+from coder.builtin.gen.pattern_sources import flowing_patterns, module_patterns
+from coder.builtin.gen.regex_values import regex_strings
 from coder.builtin.gen.targets import find_targets
 from tests.helpers import generate, run_pytest_in
 

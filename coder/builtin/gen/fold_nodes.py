@@ -19,13 +19,17 @@ def raised(node: ast.AST) -> ast.expr | None:
 
 
 def built(node: ast.AST, deep: bool = False) -> bool:
-    """`OrderedSet([2, 3])`: a class of the module made from literals; `deep`, also from
-    others made so (`Tag("a", parent=Tag("b"))`)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+    """`OrderedSet([2, 3])`, `BarrelList.from_iterable([3, 1])`: a class of the module,
+    or one of its class methods, made from literals; `deep`, also from others made so
+    (`Tag("a", parent=Tag("b"))`)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+    if not isinstance(func, ast.Name):
         return False
     parts = [*node.args, *(keyword.value for keyword in node.keywords)]
     return (
-        node.func.id[:1].isupper()
+        func.id[:1].isupper()
         and all(keyword.arg for keyword in node.keywords)
         and all(literal(part) or deep and built(part, deep) for part in parts)
     )

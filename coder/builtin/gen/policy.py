@@ -32,6 +32,7 @@ from coder.builtin.gen.render import Rendered, render_test
 from coder.builtin.gen.retry import rejected_names, second_picks
 from coder.builtin.gen.search import searched
 from coder.builtin.gen.select import Aim, raise_lines
+from coder.builtin.gen.sequels import merged_sequels
 from coder.builtin.gen.signatures import Signatures, signatures
 from coder.builtin.gen.table import table_name
 from coder.builtin.gen.targets import add_site_calls, find_targets
@@ -147,7 +148,7 @@ class GenPolicy:
         tests = trimmed(self._rendered(picks, prefix, test_names(existing)), picks, tested)
         by_name = {target.name: target for target in probed_targets}
         tests, self.parts = regrouped(tests, by_name, test_names(existing))
-        tests, views = viewed(tests, by_name, prefix, test_names(existing))
+        tests, views = merged_sequels(*viewed(tests, by_name, prefix, test_names(existing)))
         self.parts |= views
         self.first = FirstRound(picks, context, {test.name: test for _, test in tests})
         return tests

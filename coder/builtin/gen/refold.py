@@ -22,6 +22,7 @@ import tokenize
 
 from coder.builtin.gen.regroup import Pair, regrouped
 from coder.builtin.gen.render import Rendered
+from coder.builtin.gen.sequels import merged_sequels
 from coder.builtin.gen.targets import find_targets
 from coder.builtin.gen.testfile import ImportStyle, import_style, merged, test_names
 from coder.builtin.gen.types import Target
@@ -44,7 +45,7 @@ def refolded(text: str, source: str, module: str, ours: set[str]) -> str | None:
     pairs, spans = [pair for pair, _ in found], [span for _, span in found]
     others = test_names(text) - {test.name for _, test in pairs}
     tests, _ = regrouped(pairs, targets, others)
-    tests, _ = viewed(tests, targets, style.prefix, others)
+    tests, _ = merged_sequels(*viewed(tests, targets, style.prefix, others))
     if len(tests) >= len(pairs):
         return None
     for start, end in sorted(spans, reverse=True):

@@ -217,6 +217,17 @@ def test_an_operand_made_of_the_modules_objects_is_one_column_with_literal_opera
     [table] = folded(tests, "test_tag_match", set(), {"match": ["path"]})
     assert '        (Tag("a", parent=Tag("b")), "b/a"),\n' in table.source
     assert "def test_tag_match(tag, path):\n    assert tag.match(path) is True\n" in table.source
+    # One made by a class method, the other by the class: the object is one column.
+    body = "():\n    tag = {}\n    assert (3 in tag) is {}\n"
+    tests = [
+        Rendered(f"test_tag_contains_{n}", f"def test_tag_contains_{n}" + body.format(a, b))
+        for n, a, b in ((1, "Tag.from_parts([3, 1])", "True"), (2, "Tag()", "False"))
+    ]
+    [table] = folded(tests, "test_tag_contains", set(), {})
+    assert "        (Tag.from_parts([3, 1]), True),\n        (Tag(), False),\n" in table.source
+    assert "def test_tag_contains(tag, expected):\n    assert (3 in tag) is expected\n" in (
+        table.source
+    )
 
 
 def test_errors_of_other_classes_fold_with_the_class_a_column_after_the_arguments() -> None:

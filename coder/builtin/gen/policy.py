@@ -21,6 +21,7 @@ from typing import Any
 from coder.builtin.engine import Policy, Steps, ToolRequest
 from coder.builtin.gather import read_files
 from coder.builtin.gen.batches import BatchOf, Parsed, probed_batches
+from coder.builtin.gen.compares import operated
 from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
 from coder.builtin.gen.mutants import MutantPool
 from coder.builtin.gen.parses import merged_parsing
@@ -146,9 +147,9 @@ class GenPolicy:
         picks = pruned(picks)
         tested = {t.name for t in probed_targets if _tested(t, test_names(existing), self.existing)}
         tests = trimmed(self._rendered(picks, prefix, test_names(existing)), picks, tested)
-        by_name = {target.name: target for target in probed_targets}
-        tests, self.parts = regrouped(tests, by_name, test_names(existing))
-        tests, views = merged_sequels(*viewed(tests, by_name, prefix, test_names(existing)))
+        by_name, taken = {target.name: target for target in probed_targets}, test_names(existing)
+        tests, self.parts = regrouped(tests, by_name, taken)
+        tests, views = merged_sequels(*operated(*viewed(tests, by_name, prefix, taken), taken))
         self.parts |= views
         self.first = FirstRound(picks, context, {test.name: test for _, test in tests})
         return tests

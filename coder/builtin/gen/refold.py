@@ -20,6 +20,7 @@ import ast
 import io
 import tokenize
 
+from coder.builtin.gen.compares import operated
 from coder.builtin.gen.regroup import Pair, regrouped
 from coder.builtin.gen.render import Rendered
 from coder.builtin.gen.sequels import merged_sequels
@@ -45,7 +46,7 @@ def refolded(text: str, source: str, module: str, ours: set[str]) -> str | None:
     pairs, spans = [pair for pair, _ in found], [span for _, span in found]
     others = test_names(text) - {test.name for _, test in pairs}
     tests, _ = regrouped(pairs, targets, others)
-    tests, _ = merged_sequels(*viewed(tests, targets, style.prefix, others))
+    tests, _ = merged_sequels(*operated(*viewed(tests, targets, style.prefix, others), others))
     if len(tests) >= len(pairs):
         return None
     for start, end in sorted(spans, reverse=True):

@@ -164,9 +164,14 @@ def _function(source: str, table: bool = False) -> ast.FunctionDef | None:
 
 def _compared(test: ast.Compare) -> bool:
     """`assert X == LITERAL`, or `== Version(major=2, minor=0)`: an object of the module
-    made from literals."""
-    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+    made from literals; `assert X is True` (False, None) is a row `True` of the table."""
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq | ast.Is):
         return False
+    if isinstance(test.ops[0], ast.Is):
+        right = test.comparators[0]
+        return isinstance(right, ast.Constant) and any(
+            right.value is v for v in (True, False, None)
+        )
     if built(test.comparators[0], deep=True):
         return True
     try:

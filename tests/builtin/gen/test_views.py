@@ -117,6 +117,20 @@ def test_a_public_attribute_is_a_view_through_operator_attrgetter() -> None:
     assert again[0][1].source == table.source
 
 
+def test_a_flag_or_none_checked_with_is_is_a_row_of_its_value() -> None:
+    tests = [
+        ("Route.depth", _test("test_depth", 'route = Route("/a")', "assert route.depth() == 1")),
+        ("Route.join", _test("test_empty", 'route = Route("/a")', "assert route.empty is False")),
+        ("Route.join", _test("test_root", 'route = Route("/a")', "assert route.root is None")),
+        ("Route.join", _test("test_zero", 'route = Route("/a")', "assert route.size is 0")),
+    ]
+    out, _ = viewed(tests, TARGETS, "", set())
+    [(_, table), (_, alone)] = out
+    assert '        (operator.attrgetter("empty"), False),\n' in table.source
+    assert '        (operator.attrgetter("root"), None),\n' in table.source
+    assert alone is tests[3][1]  # `is 0` is no flag: as it was
+
+
 def test_other_shapes_stay_as_they_are() -> None:
     setups = [
         # Built two ways: two objects, not one.

@@ -1,0 +1,175 @@
+"""One object's operators in one table: tests that build the same object the same way
+and each apply one operator to it and the same other operand, checked the same way,
+
+    def test_base_version_lt_raises_for_another_type():
+        base_version = _BaseVersion()
+        with pytest.raises(TypeError):
+            base_version < 3
+
+(and `<=`, `>`, `>=` alike) become one table with the operator a column:
+
+    @pytest.mark.parametrize(
+        ("compare",),
+        [
+            (operator.lt,),
+            (operator.le,),
+            (operator.gt,),
+            (operator.ge,),
+        ],
+    )
+    def test_base_version_comparisons_raise(compare):
+        base_version = _BaseVersion()
+        with pytest.raises(TypeError):
+            compare(base_version, 3)
+
+`assert (version == 3) is False` and `assert (bits & other) == Bits(...)` fold the same
+way, what they expect a column too. A row per former test, the same check: only the
+spelling changes (`operator.lt(a, b)` is `a < b`). A table that fails is split back
+into its tests, as views.py's are.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from coder.builtin.gen.parametrize import parametrized
+from coder.builtin.gen.regroup import Pair
+from coder.builtin.gen.render import Rendered
+from coder.builtin.gen.values import double_quoted
+
+MAX_ROWS = 8
+"""Operators per table at most."""
+_COMPARISONS = {
+    ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne",
+}  # fmt: skip
+_OPERATIONS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and_",
+    ast.BitOr: "or_", ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift",
+    ast.MatMult: "matmul",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Applied:
+    """One test's shape: how it builds the object, what it checks, and its operator."""
+
+    setup: str
+    var: str
+    other: str
+    """The other operand's source."""
+    check: str
+    """`raises:<the with line>`, or the assert's comparison and `expected` (`is`, `==`)."""
+    operator: str
+    """`operator.lt`."""
+    expected: str
+    comparison: bool
+
+
+def operated(
+    tests: list[Pair], replaced: dict[str, list[Pair]], taken: set[str]
+) -> tuple[list[Pair], dict[str, list[Pair]]]:
+    """`tests` with each object's operator tests in one table, and `replaced` with the
+    tests each table replaces (`taken`: the names the file has besides these)."""
+    groups: dict[tuple[str, str, str, str, bool], list[tuple[Pair, _Applied]]] = {}
+    for pair in tests:
+        applied = _applied(pair[1])
+        if applied is not None:
+            key = (applied.setup, applied.var, applied.other, applied.check, applied.comparison)
+            groups.setdefault(key, []).append((pair, applied))
+    tables: dict[int, Pair] = {}
+    dropped: set[int] = set()
+    parts = dict(replaced)
+    names = taken | {test.name for _, test in tests}
+    for members in groups.values():
+        if not 1 < len(members) <= MAX_ROWS or len({a.operator for _, a in members}) < 2:
+            continue
+        pairs = [pair for pair, _ in members]
+        table = _table([a for _, a in members], [test for _, test in pairs], names)
+        names.add(table.name)
+        parts[table.name] = pairs
+        tables[id(pairs[0])] = (", ".join(dict.fromkeys(n for n, _ in pairs)), table)
+        dropped |= {id(pair) for pair in pairs[1:]}
+    return [tables.get(id(pair), pair) for pair in tests if id(pair) not in dropped], parts
+
+
+def _applied(test: Rendered) -> _Applied | None:
+    """The shape of a plain test of two statements: `var = ...`, then `with
+    pytest.raises(...): var OP other`, or `assert (var OP other) is/== LITERAL`."""
+    function = _function(test.source)
+    if function is None or len(function.body) != 2:
+        return None
+    setup, second = function.body
+    if not (isinstance(setup, ast.Assign) and len(setup.targets) == 1):
+        return None
+    var = setup.targets[0].id if isinstance(setup.targets[0], ast.Name) else ""
+    raising = isinstance(second, ast.With) and len(second.items) == 1 and len(second.body) == 1
+    if raising and isinstance(second, ast.With) and isinstance(second.body[0], ast.Expr):
+        check, expected = "raises:" + ast.unparse(second.items[0]), ""
+        applied = second.body[0].value
+    elif isinstance(second, ast.Assert) and isinstance(second.test, ast.Compare):
+        test_ = second.test
+        if len(test_.ops) != 1 or not isinstance(test_.ops[0], ast.Is | ast.Eq):
+            return None
+        check, expected = type(test_.ops[0]).__name__, ast.unparse(test_.comparators[0])
+        applied = test_.left
+    else:
+        return None
+    found = _operator(applied, var)
+    if var in ("", "compare", "operation", "expected", "operator") or found is None:
+        return None
+    name, other, comparison = found
+    setup_text = double_quoted(ast.unparse(setup))
+    return _Applied(setup_text, var, other, check, name, expected, comparison)
+
+
+def _operator(node: ast.expr, var: str) -> tuple[str, str, bool] | None:
+    """(`operator.lt`, the other operand, a comparison) for `var < other`."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left, right = node.left, node.comparators[0]
+        name, comparison = _COMPARISONS.get(type(node.ops[0])), True
+    elif isinstance(node, ast.BinOp):
+        left, right = node.left, node.right
+        name, comparison = _OPERATIONS.get(type(node.op)), False
+    else:
+        return None
+    if name is None or not (isinstance(left, ast.Name) and left.id == var):
+        return None
+    if any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(right)):
+        return None
+    return f"operator.{name}", double_quoted(ast.unparse(right)), comparison
+
+
+def _function(source: str) -> ast.FunctionDef | None:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    function = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(function, ast.FunctionDef):
+        return None
+    return function if not function.decorator_list and not function.args.args else None
+
+
+def _table(rows: list[_Applied], parts: list[Rendered], taken: set[str]) -> Rendered:
+    first = rows[0]
+    column = "compare" if first.comparison else "operation"
+    raises = first.check.startswith("raises:")
+    stem = f"test_{first.var.rstrip('_')}_{'comparisons' if first.comparison else 'operations'}"
+    stem += "_raise" if raises else ""
+    name, number = stem, 2
+    while name in taken:
+        name, number = f"{stem}_{number}", number + 1
+    call = f"{column}({first.var}, {first.other})"
+    columns = [(column, [row.operator for row in rows])]
+    if raises:
+        body = [first.setup, f"with {first.check.removeprefix('raises:')}:", f"    {call}"]
+    else:
+        columns.append(("expected", [row.expected for row in rows]))
+        body = [first.setup, f"assert {call} {'is' if first.check == 'Is' else '=='} expected"]
+    source = parametrized(name, columns, body)
+    names = set().union(*(test.names for test in parts))
+    modules = set().union(*(test.modules for test in parts)) | {"operator"}
+    results = frozenset().union(*(test.results for test in parts))
+    return Rendered(name, source, names, True, modules, results)

@@ -23,14 +23,16 @@ and each apply one operator to it and the same other operand, checked the same w
             compare(base_version, 3)
 
 `assert (version == 3) is False` and `assert (bits & other) == Bits(...)` fold the same
-way, what they expect a column too. A row per former test, the same check: only the
-spelling changes (`operator.lt(a, b)` is `a < b`). A table that fails is split back
-into its tests, as views.py's are.
+way, what they expect a column too, and so do one operator's tables (`test_version_le`,
+`test_version_gt` over the same object: the other operand a column when it varies). A
+row per former check, the same check: only the spelling changes (`operator.lt(a, b)`
+is `a < b`). A table that fails is split back into its tests, as views.py's are.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass
 
 from coder.builtin.gen.parametrize import parametrized
@@ -38,8 +40,8 @@ from coder.builtin.gen.regroup import Pair
 from coder.builtin.gen.render import Rendered
 from coder.builtin.gen.values import double_quoted
 
-MAX_ROWS = 8
-"""Operators per table at most."""
+MAX_ROWS = 12
+"""Rows per table at most."""
 _COMPARISONS = {
     ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne",
 }  # fmt: skip
@@ -49,6 +51,7 @@ _OPERATIONS = {
     ast.BitOr: "or_", ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift",
     ast.MatMult: "matmul",
 }  # fmt: skip
+_NAMES = {*_COMPARISONS.values(), *_OPERATIONS.values()}
 
 
 @dataclass(frozen=True)
@@ -72,21 +75,24 @@ def operated(
 ) -> tuple[list[Pair], dict[str, list[Pair]]]:
     """`tests` with each object's operator tests in one table, and `replaced` with the
     tests each table replaces (`taken`: the names the file has besides these)."""
-    groups: dict[tuple[str, str, str, str, bool], list[tuple[Pair, _Applied]]] = {}
+    groups: dict[tuple[str, str, str, bool], list[tuple[Pair, list[_Applied]]]] = {}
     for pair in tests:
-        applied = _applied(pair[1])
-        if applied is not None:
-            key = (applied.setup, applied.var, applied.other, applied.check, applied.comparison)
-            groups.setdefault(key, []).append((pair, applied))
+        rows = _shapes(pair[1])
+        if rows and len({(a.setup, a.var, a.check, a.comparison) for a in rows}) == 1:
+            first = rows[0]
+            key = (first.setup, first.var, first.check, first.comparison)
+            groups.setdefault(key, []).append((pair, rows))
     tables: dict[int, Pair] = {}
     dropped: set[int] = set()
     parts = dict(replaced)
     names = taken | {test.name for _, test in tests}
     for members in groups.values():
-        if not 1 < len(members) <= MAX_ROWS or len({a.operator for _, a in members}) < 2:
+        rows = list({(a.operator, a.other, a.expected): a for _, r in members for a in r}.values())
+        if len(members) < 2 or len(rows) > MAX_ROWS or len({a.operator for a in rows}) < 2:
             continue
         pairs = [pair for pair, _ in members]
-        table = _table([a for _, a in members], [test for _, test in pairs], names)
+        own = {test.name for _, test in pairs}  # replaced: a table read back keeps its name
+        table = _table(rows, [test for _, test in pairs], names - own)
         names.add(table.name)
         parts[table.name] = pairs
         tables[id(pairs[0])] = (", ".join(dict.fromkeys(n for n, _ in pairs)), table)
@@ -94,13 +100,57 @@ def operated(
     return [tables.get(id(pair), pair) for pair in tests if id(pair) not in dropped], parts
 
 
-def _applied(test: Rendered) -> _Applied | None:
-    """The shape of a plain test of two statements: `var = ...`, then `with
-    pytest.raises(...): var OP other`, or `assert (var OP other) is/== LITERAL`."""
+def _shapes(test: Rendered) -> list[_Applied]:
+    """The test's operator check, or one per row of its table (none: another shape)."""
     function = _function(test.source)
-    if function is None or len(function.body) != 2:
+    if function is None:
+        return []
+    if not function.decorator_list:
+        found = _applied(function.body)
+        return [found] if found is not None else []
+    table = _table_rows(function)
+    rows = [_applied([_filled(stmt, row) for stmt in function.body]) for row in table]
+    return [row for row in rows if row is not None] if all(rows) else []
+
+
+def _table_rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]]:
+    """Each row of the test's one parametrize table by column."""
+    [mark] = function.decorator_list
+    if not isinstance(mark, ast.Call) or ast.unparse(mark.func) != "pytest.mark.parametrize":
+        return []
+    if len(mark.args) != 2 or mark.keywords:
+        return []
+    header, table = mark.args
+    if not isinstance(header, ast.Tuple) or not isinstance(table, ast.List):
+        return []
+    names = [str(n.value) for n in header.elts if isinstance(n, ast.Constant)]
+    if names != [arg.arg for arg in function.args.args] or not names:
+        return []
+    rows = [row.elts for row in table.elts if isinstance(row, ast.Tuple)]
+    if len(rows) != len(table.elts) or any(len(row) != len(names) for row in rows):
+        return []
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+class _Filling(ast.NodeTransformer):
+    def __init__(self, row: dict[str, ast.expr]) -> None:
+        self.row = row
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return copy.deepcopy(self.row[node.id]) if node.id in self.row else node
+
+
+def _filled(stmt: ast.stmt, row: dict[str, ast.expr]) -> ast.stmt:
+    filled: ast.stmt = _Filling(row).visit(copy.deepcopy(stmt))
+    return filled
+
+
+def _applied(body: list[ast.stmt]) -> _Applied | None:
+    """The shape of a test of two statements: `var = ...`, then `with
+    pytest.raises(...): var OP other`, or `assert (var OP other) is/== LITERAL`."""
+    if len(body) != 2:
         return None
-    setup, second = function.body
+    setup, second = body
     if not (isinstance(setup, ast.Assign) and len(setup.targets) == 1):
         return None
     var = setup.targets[0].id if isinstance(setup.targets[0], ast.Name) else ""
@@ -117,7 +167,7 @@ def _applied(test: Rendered) -> _Applied | None:
     else:
         return None
     found = _operator(applied, var)
-    if var in ("", "compare", "operation", "expected", "operator") or found is None:
+    if var in ("", "compare", "operation", "expected", "operator", "other") or found is None:
         return None
     name, other, comparison = found
     setup_text = double_quoted(ast.unparse(setup))
@@ -125,13 +175,18 @@ def _applied(test: Rendered) -> _Applied | None:
 
 
 def _operator(node: ast.expr, var: str) -> tuple[str, str, bool] | None:
-    """(`operator.lt`, the other operand, a comparison) for `var < other`."""
+    """(`operator.lt`, the other operand, a comparison) for `var < other`, or for
+    `operator.lt(var, other)` (a table of these read back)."""
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         left, right = node.left, node.comparators[0]
         name, comparison = _COMPARISONS.get(type(node.ops[0])), True
     elif isinstance(node, ast.BinOp):
         left, right = node.left, node.right
         name, comparison = _OPERATIONS.get(type(node.op)), False
+    elif isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords:
+        [left, right], spelled = node.args, ast.unparse(node.func).removeprefix("operator.")
+        name = spelled if spelled in _NAMES else None
+        comparison = spelled in _COMPARISONS.values()
     else:
         return None
     if name is None or not (isinstance(left, ast.Name) and left.id == var):
@@ -142,14 +197,15 @@ def _operator(node: ast.expr, var: str) -> tuple[str, str, bool] | None:
 
 
 def _function(source: str) -> ast.FunctionDef | None:
+    """The test defined by `source`: plain, or a table of one parametrize mark."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
     function = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(function, ast.FunctionDef):
+    if not isinstance(function, ast.FunctionDef) or len(function.decorator_list) > 1:
         return None
-    return function if not function.decorator_list and not function.args.args else None
+    return function if function.decorator_list or not function.args.args else None
 
 
 def _table(rows: list[_Applied], parts: list[Rendered], taken: set[str]) -> Rendered:
@@ -161,8 +217,10 @@ def _table(rows: list[_Applied], parts: list[Rendered], taken: set[str]) -> Rend
     name, number = stem, 2
     while name in taken:
         name, number = f"{stem}_{number}", number + 1
-    call = f"{column}({first.var}, {first.other})"
+    varied = len({row.other for row in rows}) > 1
+    call = f"{column}({first.var}, {'other' if varied else first.other})"
     columns = [(column, [row.operator for row in rows])]
+    columns += [("other", [row.other for row in rows])] if varied else []
     if raises:
         body = [first.setup, f"with {first.check.removeprefix('raises:')}:", f"    {call}"]
     else:

@@ -61,6 +61,46 @@ def test_checked_results_are_a_column_beside_the_operator() -> None:
     assert alone is tests[4][1]
 
 
+def _one_operator_table(op: str, name: str, rows: str) -> tuple[str, Rendered]:
+    source = (
+        "@pytest.mark.parametrize(\n"
+        '    ("other", "expected"),\n'
+        f"    [{rows}],\n"
+        ")\n"
+        f"def {name}(other, expected):\n"
+        "    key = Key(5)\n"
+        f"    assert (key {op} other) is expected\n"
+    )
+    return f"Key.{name}", Rendered(name, source, {"Key"}, True)
+
+
+def test_one_operators_tables_join_with_the_other_operand_a_column() -> None:
+    tests = [
+        _one_operator_table("<=", "test_key_le", '(Key(5), True), (Key.parse("3"), False)'),
+        _one_operator_table(">", "test_key_gt", '(Key(5), False), (Key.parse("3"), True)'),
+        _test("test_key_ne", "key = Key(5)", "assert (key != Key(5)) is False"),
+    ]
+    [(_, table)], replaced = operated(tests, {}, set())
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("compare", "other", "expected"),\n'
+        "    [\n"
+        "        (operator.le, Key(5), True),\n"
+        '        (operator.le, Key.parse("3"), False),\n'
+        "        (operator.gt, Key(5), False),\n"
+        '        (operator.gt, Key.parse("3"), True),\n'
+        "        (operator.ne, Key(5), False),\n"
+        "    ],\n"
+        ")\n"
+        "def test_key_comparisons(compare, other, expected):\n"
+        "    key = Key(5)\n"
+        "    assert compare(key, other) is expected\n"
+    )
+    assert len(replaced["test_key_comparisons"]) == 3
+    again, _ = operated([("Key", table), tests[2]], {}, set())  # read back: the row is there
+    assert [test.source for _, test in again] == [table.source]
+
+
 VERSIONS = '''\
 class Version:
     """A version number."""

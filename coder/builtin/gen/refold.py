@@ -1,6 +1,7 @@
 """A run's tests folded together once its passes are done.
 
-Each pass over a module folds its own tests into tables (regroup.py, views.py); a later
+Each pass over a module folds its own tests into tables (regroup.py, views.py,
+compares.py) and joins a docstring's sequels (sequels.py); a later
 pass's test of a function or an object already in a table stood beside that table. Once
 every pass has written its tests, those the run kept are read back from the test file
 and folded as if one pass had written them all:

@@ -17,8 +17,11 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from coder.builtin.gen.values import literal_source
+
+Node = TypeVar("Node", bound=ast.AST)
 
 
 @dataclass(frozen=True)
@@ -46,13 +49,13 @@ def cases(source: str) -> list[Case] | None:
     function = tree.body[0] if len(tree.body) == 1 else None
     if not isinstance(function, ast.FunctionDef):
         return None
-    rows = _rows(function)
+    rows = table_rows(function)
     found = [_case(function.body, row) for row in rows] if rows else []
     checked = [case for case in found if case is not None]
     return checked if checked and len(checked) == len(found) else None
 
 
-def _rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]] | None:
+def table_rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]] | None:
     """Each row of the test's parametrize table by column (one empty row for a test
     with no table), or None for any other decorator or a fixture."""
     params = [arg.arg for arg in function.args.args]
@@ -180,7 +183,12 @@ class _Filling(ast.NodeTransformer):
 
 def _filled(node: ast.expr, row: dict[str, ast.expr]) -> ast.expr:
     """`node` with each column's name replaced by the row's value."""
-    filled: ast.expr = _Filling(row).visit(copy.deepcopy(node))
+    return filled_in(node, row)
+
+
+def filled_in(node: Node, row: dict[str, ast.expr]) -> Node:
+    """A copy of `node` with each column's name replaced by the row's value."""
+    filled: Node = _Filling(row).visit(copy.deepcopy(node))
     return filled
 
 

@@ -32,9 +32,9 @@ is `a < b`). A table that fails is split back into its tests, as views.py's are.
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass
 
+from coder.builtin.gen.cases import filled_in, table_rows
 from coder.builtin.gen.parametrize import parametrized
 from coder.builtin.gen.regroup import Pair
 from coder.builtin.gen.render import Rendered
@@ -103,46 +103,11 @@ def operated(
 def _shapes(test: Rendered) -> list[_Applied]:
     """The test's operator check, or one per row of its table (none: another shape)."""
     function = _function(test.source)
-    if function is None:
+    table = table_rows(function) if function is not None else None
+    if function is None or not table:
         return []
-    if not function.decorator_list:
-        found = _applied(function.body)
-        return [found] if found is not None else []
-    table = _table_rows(function)
-    rows = [_applied([_filled(stmt, row) for stmt in function.body]) for row in table]
+    rows = [_applied([filled_in(stmt, row) for stmt in function.body]) for row in table]
     return [row for row in rows if row is not None] if all(rows) else []
-
-
-def _table_rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]]:
-    """Each row of the test's one parametrize table by column."""
-    [mark] = function.decorator_list
-    if not isinstance(mark, ast.Call) or ast.unparse(mark.func) != "pytest.mark.parametrize":
-        return []
-    if len(mark.args) != 2 or mark.keywords:
-        return []
-    header, table = mark.args
-    if not isinstance(header, ast.Tuple) or not isinstance(table, ast.List):
-        return []
-    names = [str(n.value) for n in header.elts if isinstance(n, ast.Constant)]
-    if names != [arg.arg for arg in function.args.args] or not names:
-        return []
-    rows = [row.elts for row in table.elts if isinstance(row, ast.Tuple)]
-    if len(rows) != len(table.elts) or any(len(row) != len(names) for row in rows):
-        return []
-    return [dict(zip(names, row, strict=True)) for row in rows]
-
-
-class _Filling(ast.NodeTransformer):
-    def __init__(self, row: dict[str, ast.expr]) -> None:
-        self.row = row
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        return copy.deepcopy(self.row[node.id]) if node.id in self.row else node
-
-
-def _filled(stmt: ast.stmt, row: dict[str, ast.expr]) -> ast.stmt:
-    filled: ast.stmt = _Filling(row).visit(copy.deepcopy(stmt))
-    return filled
 
 
 def _applied(body: list[ast.stmt]) -> _Applied | None:
@@ -197,15 +162,12 @@ def _operator(node: ast.expr, var: str) -> tuple[str, str, bool] | None:
 
 
 def _function(source: str) -> ast.FunctionDef | None:
-    """The test defined by `source`: plain, or a table of one parametrize mark."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
     function = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(function, ast.FunctionDef) or len(function.decorator_list) > 1:
-        return None
-    return function if function.decorator_list or not function.args.args else None
+    return function if isinstance(function, ast.FunctionDef) else None
 
 
 def _table(rows: list[_Applied], parts: list[Rendered], taken: set[str]) -> Rendered:

@@ -36,8 +36,9 @@ _READERS |= {"float", "type", "isinstance", "abs", "min", "max", "sum", "any", "
 def merged_sequels(
     tests: list[Pair], replaced: dict[str, list[Pair]]
 ) -> tuple[list[Pair], dict[str, list[Pair]]]:
-    """`tests` with each test whose steps continue an earlier test's of the same target
-    merged into it, and `replaced` with the tests each merged test replaces."""
+    """`tests` with each test whose steps continue an earlier test's named alike (or
+    whose steps the earlier test's continue) merged into it, and `replaced` with the
+    tests each merged test replaces."""
     out: list[Pair] = []
     parts = dict(replaced)
     for pair in tests:
@@ -92,8 +93,13 @@ def _continues(earlier: Pair, later: Pair) -> bool:
 
 def _same_subject(one: Pair, other: Pair) -> bool:
     """Tests named alike but for a number (`..._as_documented`, `..._as_documented_2`)."""
-    stem = re.compile(r"_\d+$")
-    return stem.sub("", one[1].name) == stem.sub("", other[1].name)
+    first, second = one[1].name, other[1].name
+    return _NUMBERED.sub("", first) in (second, _NUMBERED.sub("", second)) or (
+        _NUMBERED.sub("", second) == first
+    )
+
+
+_NUMBERED = re.compile(r"_\d+$")
 
 
 def _reads(stmt: ast.Assert) -> bool:

@@ -50,5 +50,8 @@ def test_a_check_that_may_change_the_object_or_other_names_keep_tests_apart() ->
     assert len(merged_sequels([long, changing], {})[0]) == 2
     other = _pair(SHORT.format("_with_zero_index", "len(blist.lists)"))
     assert len(merged_sequels([long, other], {})[0]) == 2  # another test's subject
+    numbered = _pair(LONG.format("").replace("as_documented", "with_item_3"))
+    short = _pair(SHORT.format("_2", "len(blist.lists)").replace("as_documented", "with_item_3"))
+    assert len(merged_sequels([numbered, short], {})[0]) == 1  # `_3_2` is `_3`'s sequel
     same = _pair(SHORT.format("_3", "len(blist)"))  # no step further: nothing to merge
     assert len(merged_sequels([_pair(SHORT.format("", "len(blist.lists)")), same], {})[0]) == 2

@@ -42,17 +42,23 @@ class Case:
 
 def cases(source: str) -> list[Case] | None:
     """The checks of the test `source`, or None when it is not one of the plain shapes."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    function = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(function, ast.FunctionDef):
+    function = test_function(source)
+    if function is None:
         return None
     rows = table_rows(function)
     found = [_case(function.body, row) for row in rows] if rows else []
     checked = [case for case in found if case is not None]
     return checked if checked and len(checked) == len(found) else None
+
+
+def test_function(source: str) -> ast.FunctionDef | None:
+    """The one test function `source` defines (its marks included), or None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    function = tree.body[0] if len(tree.body) == 1 else None
+    return function if isinstance(function, ast.FunctionDef) else None
 
 
 def table_rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]] | None:

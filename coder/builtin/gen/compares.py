@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from coder.builtin.gen.cases import filled_in, table_rows
+from coder.builtin.gen.cases import filled_in, table_rows, test_function
 from coder.builtin.gen.parametrize import parametrized
 from coder.builtin.gen.regroup import Pair
 from coder.builtin.gen.render import Rendered
@@ -102,7 +102,7 @@ def operated(
 
 def _shapes(test: Rendered) -> list[_Applied]:
     """The test's operator check, or one per row of its table (none: another shape)."""
-    function = _function(test.source)
+    function = test_function(test.source)
     table = table_rows(function) if function is not None else None
     if function is None or not table:
         return []
@@ -119,16 +119,17 @@ def _applied(body: list[ast.stmt]) -> _Applied | None:
     if not (isinstance(setup, ast.Assign) and len(setup.targets) == 1):
         return None
     var = setup.targets[0].id if isinstance(setup.targets[0], ast.Name) else ""
-    raising = isinstance(second, ast.With) and len(second.items) == 1 and len(second.body) == 1
-    if raising and isinstance(second, ast.With) and isinstance(second.body[0], ast.Expr):
-        check, expected = "raises:" + ast.unparse(second.items[0]), ""
-        applied = second.body[0].value
-    elif isinstance(second, ast.Assert) and isinstance(second.test, ast.Compare):
-        test_ = second.test
-        if len(test_.ops) != 1 or not isinstance(test_.ops[0], ast.Is | ast.Eq):
+    if isinstance(second, ast.With) and len(second.items) == 1 and len(second.body) == 1:
+        inner = second.body[0]
+        if not isinstance(inner, ast.Expr):
             return None
-        check, expected = type(test_.ops[0]).__name__, ast.unparse(test_.comparators[0])
-        applied = test_.left
+        check, expected, applied = "raises:" + ast.unparse(second.items[0]), "", inner.value
+    elif isinstance(second, ast.Assert) and isinstance(second.test, ast.Compare):
+        compare = second.test
+        if len(compare.ops) != 1 or not isinstance(compare.ops[0], ast.Is | ast.Eq):
+            return None
+        check, expected = type(compare.ops[0]).__name__, ast.unparse(compare.comparators[0])
+        applied = compare.left
     else:
         return None
     found = _operator(applied, var)
@@ -159,15 +160,6 @@ def _operator(node: ast.expr, var: str) -> tuple[str, str, bool] | None:
     if any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(right)):
         return None
     return f"operator.{name}", double_quoted(ast.unparse(right)), comparison
-
-
-def _function(source: str) -> ast.FunctionDef | None:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    function = tree.body[0] if len(tree.body) == 1 else None
-    return function if isinstance(function, ast.FunctionDef) else None
 
 
 def _table(rows: list[_Applied], parts: list[Rendered], taken: set[str]) -> Rendered:

@@ -160,16 +160,6 @@ def re_names(tree: ast.Module) -> set[str]:
     return found
 
 
-def flowing_patterns(
-    node: ast.AST, param: str, patterns: Patterns, re_aliases: Set[str] = frozenset({"re"})
-) -> list[str]:
-    """The strings of the patterns `param`, or a name made from it, is matched against in
-    `node`: `NAME.match(x)` for a compiled pattern of the module or of a class
-    (`self.NAME.match(x)`), and `re.match(PATTERN, x)`; the patterns take turns."""
-    whole, inside = pattern_strings(node, param, patterns, re_aliases)
-    return list(dict.fromkeys([*whole, *inside]))
-
-
 def pattern_strings(
     node: ast.AST, param: str, patterns: Patterns, re_aliases: Set[str]
 ) -> tuple[list[str], list[str]]:

@@ -24,6 +24,7 @@ import ast
 import re
 from dataclasses import replace
 
+from coder.builtin.gen.cases import test_function
 from coder.builtin.gen.regroup import Pair
 from coder.builtin.gen.render import Rendered
 
@@ -59,13 +60,8 @@ def _merges(one: Pair, other: Pair) -> bool:
 
 def _body(test: Rendered) -> list[ast.stmt] | None:
     """The statements of a plain test (no marks, no fixtures), or None."""
-    if not test.source.startswith("def "):
-        return None
-    try:
-        function = ast.parse(test.source).body[0]
-    except SyntaxError:
-        return None
-    if not isinstance(function, ast.FunctionDef) or function.args.args:
+    function = test_function(test.source)
+    if function is None or function.decorator_list or function.args.args:
         return None
     return function.body
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from coder.builtin.gen.cases import joined
+from coder.builtin.gen.cases import joined, test_function
 from coder.builtin.gen.fold_nodes import built
 from coder.builtin.gen.parametrize import parametrized
 from coder.builtin.gen.regroup import Pair
@@ -151,13 +151,9 @@ def _bound(function: ast.FunctionDef) -> str | None:
 def _function(source: str, table: bool = False) -> ast.FunctionDef | None:
     """The test defined by `source`: plain (no marks, no arguments), or a table of one
     parametrize mark when `table`."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    function = test_function(source)
+    if function is None:
         return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        return None
-    function = tree.body[0]
     plain = not function.decorator_list and not function.args.args
     return function if plain or table and len(function.decorator_list) == 1 else None
 

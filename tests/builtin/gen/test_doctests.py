@@ -177,6 +177,17 @@ def test_slices_and_made_objects_fold_into_columns() -> None:
     )
 
 
+TAGS = [('Tag("a")', '"a"'), ('Tag("a", parent=Tag("b"))', '"b/a"')]
+
+
+def _numbered(name: str, body: str, values: list[tuple[str, str]]) -> list[Rendered]:
+    """Tests `name_1`, `name_2`... of `body` (a signature's `():` on) filled with each pair."""
+    return [
+        Rendered(f"{name}_{n}", f"def {name}_{n}" + body.format(a, b))
+        for n, (a, b) in enumerate(values, 1)
+    ]
+
+
 def test_an_operand_made_of_the_modules_objects_is_one_column_with_literal_operands() -> None:
     """`tag == Tag("a", parent=Tag("b"))` and `tag == 2.5` differ in more than literals:
     left alone by the literal fold, they fold with the made object as one value."""
@@ -202,27 +213,20 @@ def test_an_operand_made_of_the_modules_objects_is_one_column_with_literal_opera
     assert alone is tests[2]  # another shape: as it was
     # An object a method is called on is a column named after its class.
     body = "():\n    assert {}.path() == {}\n"
-    tests = [
-        Rendered(f"test_tag_path_{n}", f"def test_tag_path_{n}" + body.format(a, b))
-        for n, a, b in ((1, 'Tag("a")', '"a"'), (2, 'Tag("a", parent=Tag("b"))', '"b/a"'))
-    ]
+    tests = _numbered("test_tag_path", body, TAGS)
     [table] = folded(tests, "test_tag_path", set(), {})
     assert "def test_tag_path(tag, expected):\n    assert tag.path() == expected\n" in table.source
     # An object the test builds first is a column named after its variable.
     body = "():\n    tag = {}\n    assert tag.match({}) is True\n"
-    tests = [
-        Rendered(f"test_tag_match_{n}", f"def test_tag_match_{n}" + body.format(a, b))
-        for n, a, b in ((1, 'Tag("a")', '"a"'), (2, 'Tag("a", parent=Tag("b"))', '"b/a"'))
-    ]
+    tests = _numbered("test_tag_match", body, TAGS)
     [table] = folded(tests, "test_tag_match", set(), {"match": ["path"]})
     assert '        (Tag("a", parent=Tag("b")), "b/a"),\n' in table.source
     assert "def test_tag_match(tag, path):\n    assert tag.match(path) is True\n" in table.source
     # One made by a class method, the other by the class: the object is one column.
     body = "():\n    tag = {}\n    assert (3 in tag) is {}\n"
-    tests = [
-        Rendered(f"test_tag_contains_{n}", f"def test_tag_contains_{n}" + body.format(a, b))
-        for n, a, b in ((1, "Tag.from_parts([3, 1])", "True"), (2, "Tag()", "False"))
-    ]
+    tests = _numbered(
+        "test_tag_contains", body, [("Tag.from_parts([3, 1])", "True"), ("Tag()", "False")]
+    )
     [table] = folded(tests, "test_tag_contains", set(), {})
     assert "        (Tag.from_parts([3, 1]), True),\n        (Tag(), False),\n" in table.source
     assert "def test_tag_contains(tag, expected):\n    assert (3 in tag) is expected\n" in (

@@ -8,7 +8,7 @@ import ast
 import re
 from pathlib import Path
 
-from coder.builtin.gen.pattern_sources import flowing_patterns, module_patterns
+from coder.builtin.gen.pattern_sources import module_patterns, pattern_strings
 from coder.builtin.gen.regex_values import regex_strings
 from coder.builtin.gen.targets import find_targets
 from tests.helpers import generate, run_pytest_in
@@ -79,6 +79,12 @@ def test_each_character_of_a_small_set_is_tried_once_in_a_full_match() -> None:
     # A set of many characters, or of letters alone, is a class: its first stands for all.
     assert not any("e" in text for text in regex_strings(r"x[aeiou]"))
     assert not any("E" in text for text in regex_strings(r"1[eE]2"))
+
+
+def flowing_patterns(node: ast.AST, param: str, patterns: dict[str, tuple[str, int]]) -> list[str]:
+    """The strings `param` gets from the patterns it meets, whole matches first."""
+    whole, inside = pattern_strings(node, param, patterns, {"re"})
+    return list(dict.fromkeys([*whole, *inside]))
 
 
 def test_a_class_pattern_used_through_self_gives_its_strings() -> None:

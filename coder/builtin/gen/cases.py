@@ -125,7 +125,7 @@ def _compared(call: ast.expr, compare: ast.Compare, row: dict[str, ast.expr]) ->
     elif _approx(expected):
         assert isinstance(expected, ast.Call)
         expected, check = expected.args[0], "approx"
-    if not (_literal(expected) or _constructed(expected)):
+    if not (_literal(expected) or constructed(expected)):
         return None
     return _called(call, row, check, literal_source(expected))
 
@@ -218,14 +218,14 @@ def _argument(node: ast.expr) -> bool:
     return names <= own | {"None", "True", "False"} and not arguments.defaults
 
 
-def _constructed(node: ast.expr) -> bool:
+def constructed(node: ast.expr) -> bool:
     """`datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)`: a value a standard
     module builds from literals (a lower-case module name, dotted)."""
     if isinstance(node, ast.Attribute):
         root = node.value
-        return (isinstance(root, ast.Name) and root.id.islower()) or _constructed(root)
+        return (isinstance(root, ast.Name) and root.id.islower()) or constructed(root)
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
         return False
     parts = [*node.args, *(k.value for k in node.keywords)]
     named = all(k.arg for k in node.keywords)
-    return named and _constructed(node.func) and all(_literal(p) or _constructed(p) for p in parts)
+    return named and constructed(node.func) and all(_literal(p) or constructed(p) for p in parts)

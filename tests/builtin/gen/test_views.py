@@ -162,3 +162,138 @@ def test_a_module_prefix_spells_the_class_and_names_stay_unique() -> None:
     [(_, table)], _ = viewed(tests, TARGETS, "m.", {"test_route_views"})
     assert table.name == "test_route_views_2"
     assert "(m.Route.depth, 1)," in table.source
+
+
+STACK = '''\
+import datetime
+
+
+class Zone(datetime.tzinfo):
+    """A fixed offset of whole hours."""
+
+    def __init__(self, hours: int, name: str) -> None:
+        self.hours = hours
+        self.name = name
+
+    def utcoffset(self, dt):
+        return datetime.timedelta(hours=self.hours)
+
+    def dst(self, dt):
+        return datetime.timedelta(0)
+
+    def tzname(self, dt):
+        return self.name.upper()
+
+
+class Stack:
+    """Items last in, first out."""
+
+    def __init__(self) -> None:
+        self.items = []
+
+    def push(self, item) -> None:
+        self.items.append(item)
+
+    def peek(self):
+        if not self.items:
+            raise IndexError("peek on an empty stack")
+        return self.items[-1]
+
+    def pop(self):
+        if not self.items:
+            raise IndexError("pop from an empty stack")
+        return self.items.pop()
+'''
+
+
+def test_methods_given_the_same_arguments_and_the_errors_of_views_are_tables(
+    tmp_path: Path,
+) -> None:
+    generated = generate(tmp_path, {"zones.py": STACK}, "zones")
+    assert (
+        "        (Zone.dst, datetime.timedelta(0)),\n"
+        '        (Zone.tzname, "ABC"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_zone_views(view, expected):\n"
+        '    zone = Zone(3, "abc")\n'
+        "    assert view(zone, datetime.datetime(2024, 1, 15, 12, 30)) == expected\n"
+    ) in generated.text
+    assert (
+        '    ("method", "match"),\n'
+        "    [\n"
+        '        (Stack.peek, "peek on an empty stack"),\n'
+        '        (Stack.pop, "pop from an empty stack"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_stack_raises(method, match):\n"
+        "    stack = Stack()\n"
+        "    with pytest.raises(IndexError, match=match):\n"
+        "        method(stack)\n"
+    ) in generated.text
+    done = run_pytest_in(generated.repo)
+    assert done.returncode == 0 and " failed" not in done.stdout, done.stdout
+
+
+def test_other_arguments_make_another_table_and_a_table_reads_back_as_it_is() -> None:
+    setup = 'route = Route("/a")'
+    tests = [
+        ("Route.depth", _test("a", setup, 'assert route.find("a", strict=True) == 0')),
+        ("Route.depth", _test("b", setup, 'assert route.count("a", strict=True) == 1')),
+        ("Route.depth", _test("c", setup, 'assert route.count("b", strict=True) == 0')),
+        ("Route.depth", _test("d", setup, "assert route.size == pytest.approx(0.5)")),
+        ("Route.depth", _test("e", setup, "assert route.stamp == datetime.timedelta(0)")),
+    ]
+    out, replaced = viewed(tests, TARGETS, "", set())
+    [(_, table), (_, alone), (_, views)] = out
+    assert alone is tests[2][1] and list(replaced) == ["test_route_views", "test_route_views_2"]
+    assert '    assert view(route, "a", strict=True) == expected\n' in table.source
+    assert "(Route.count, 1)," in table.source and "(Route.find, 0)," in table.source
+    assert '(operator.attrgetter("size"), pytest.approx(0.5)),' in views.source
+    assert '(operator.attrgetter("stamp"), datetime.timedelta(0)),' in views.source
+    for made in (table, views):
+        again, _ = viewed([("Route.depth", made)], TARGETS, "", set())
+        assert again[0][1].source == made.source
+
+
+def test_the_errors_views_raise_are_a_table_their_type_a_column_when_it_varies() -> None:
+    setup = 'route = Route("/a")'
+    key_error, value_error = (
+        "with pytest.raises(KeyError):",
+        'with pytest.raises(ValueError, match="x"):',
+    )
+    tests = [
+        ("Route.depth", _test("a", setup, key_error, "    route.pop()")),
+        ("Route.depth", _test("b", setup, value_error, "    len(route)")),
+        ("Route.depth", _test("c", setup, key_error, "    route.head")),
+    ]
+    [(_, table)], _ = viewed(tests, TARGETS, "", set())
+    assert table.name == "test_route_raises"
+    assert '    ("method", "error", "match"),\n' in table.source
+    assert "        (Route.pop, KeyError, None),\n" in table.source
+    assert '        (len, ValueError, "x"),\n' in table.source
+    assert '        (operator.attrgetter("head"), KeyError, None),\n' in table.source
+    assert table.source.endswith(
+        "    with pytest.raises(error, match=match):\n        method(route)\n"
+    )
+    again, _ = viewed([("Route.depth", table)], TARGETS, "", set())
+    assert again[0][1].source == table.source
+    one_error = [tests[0], tests[2]]
+    [(_, plain)], _ = viewed(one_error, TARGETS, "", set())
+    assert plain.source.endswith("    with pytest.raises(KeyError):\n        method(route)\n")
+
+
+def test_a_test_of_several_views_gives_each_a_row_when_it_joins_another() -> None:
+    setup = 'route = Route("/a")'
+    several = _test("a", setup, 'assert route.name == "a"', "assert route.depth() == 1")
+    tests = [
+        ("Route.depth", several),
+        ("Route.__str__", _test("b", setup, "assert len(route) == 1")),
+    ]
+    [(_, table)], _ = viewed(tests, TARGETS, "", set())
+    assert '(operator.attrgetter("name"), "a"),' in table.source
+    assert "(Route.depth, 1)," in table.source and "(len, 1)," in table.source
+    alone = [("Route.depth", several)]
+    assert viewed(alone, TARGETS, "", set()) == (alone, {})
+    mixed = _test("c", setup, 'assert route.name == "a"', 'assert route.find("a") == 0')
+    assert viewed([tests[1], ("Route.depth", mixed)], TARGETS, "", set())[1] == {}

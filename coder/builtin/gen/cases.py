@@ -22,6 +22,8 @@ from typing import TypeVar
 from coder.builtin.gen.values import literal_source
 
 Node = TypeVar("Node", bound=ast.AST)
+WRAPS = frozenset({"list", "tuple", "sorted", "repr", "str", "len"})
+"""Builtins a test may pass a call's value through before checking it."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class Case:
     """The value compared with, or the exception type raised."""
     match: str = "None"
     """A raise's `match=` pattern, "None" when it pins none."""
+    wrap: str = ""
+    """The builtin the call's value goes through first (`list(daterange(...))`), or ""."""
 
 
 def cases(source: str) -> list[Case] | None:
@@ -149,7 +153,12 @@ def _raises(block: ast.With, row: dict[str, ast.expr]) -> Case | None:
 
 
 def _called(node: ast.expr, row: dict[str, ast.expr], check: str, expected: str) -> Case | None:
-    """The case of the call `node` (filled in from `row`), when its arguments are literals."""
+    """The case of the call `node` (filled in from `row`), when its arguments are literals;
+    of the call inside `list(call)` (or another of WRAPS) with that builtin as its wrap."""
+    if isinstance(node, ast.Call) and ast.unparse(node.func) in WRAPS and len(node.args) == 1:
+        inner = _called(node.args[0], row, check, expected)
+        wrapped = inner is not None and not inner.wrap and not node.keywords
+        return replace(inner, wrap=ast.unparse(node.func)) if wrapped and inner else None
     if not isinstance(node, ast.Call) or not _callee(node.func):
         return None
     args = [_filled(arg, row) for arg in node.args]

@@ -12,12 +12,11 @@ they differ), and functions of one shape side by side with the function as a col
     def test_word_functions(function, word, expected):
         assert function(word) == expected
 
-A row per former check, the same check (cases.py reads them back): only the grouping
-changes, never which checks exist (a call checked `is None` is a row `None` of the
-function's table of values, and its whole numbers join its `pytest.approx` rows when
-it has some). A function's rows may pass different arguments; a row that leaves one out
-gets the function's literal default (none: its tests stay apart). Tests of other shapes
-(set-up, fixtures, marks, methods) are kept as they are.
+A row per former check (cases.py reads them back): a call checked `is None` is a row
+`None` of its table of values, its whole numbers join its `pytest.approx` rows. Rows
+may pass different arguments, a left-out one at its literal default (none: the tests
+stay apart); a value checked through a builtin (`list(call)`) is one through it too.
+Tests of other shapes (set-up, fixtures, marks, methods) are kept as they are.
 """
 
 from __future__ import annotations
@@ -92,11 +91,12 @@ def _key(pair: Pair, targets: dict[str, Target]) -> tuple[Key | None, list[Case]
     if target is None or target.owner or target.var or target.freeze or target.varargs:
         return None, []
     found = cases(pair[1].source) or []
-    kinds = {(c.callee, c.check) for c in found}
+    kinds = {(c.callee, c.check, c.wrap) for c in found}
     if len(kinds) != 1:
         return None, []
-    callee, check = kinds.pop()
-    return (pair[0], callee, check, ""), found  # a function's errors of every type together
+    callee, check, wrap = kinds.pop()
+    through = f"{wrap}({callee})" if wrap else callee
+    return (pair[0], through, check, ""), found  # a function's errors of every type together
 
 
 def _value_checks(keyed: list[tuple[Key, list[Case]]]) -> dict[tuple[str, str], str]:
@@ -157,8 +157,8 @@ def _shape(group: _Group) -> tuple[object, ...] | None:
     expected = {_type(case.expected) for case in group.cases}
     if len(counts) != 1 or len(types) != 1 or len(expected) != 1 or "" in expected:
         return None
-    private = group.target.name.startswith("_")  # helpers and public API read apart
-    return group.cases[0].check, counts.pop(), types.pop(), expected.pop(), private
+    first, private = group.cases[0], group.target.name.startswith("_")  # helpers apart
+    return first.check, first.wrap, counts.pop(), types.pop(), expected.pop(), private
 
 
 def _type(source: str) -> str:
@@ -251,7 +251,7 @@ def _own(group: _Group, taken: set[str]) -> tuple[str, str] | None:
     if len(columns) < 1 + (first.check != "raises"):
         return None  # the same call every time
     name = _unique(base, taken)
-    call = f"{first.callee}({', '.join(arguments)})"
+    call = _wrapped(first, f"{first.callee}({', '.join(arguments)})")
     return name, parametrized(name, columns, _body(first.check, call, last, error))
 
 
@@ -272,8 +272,12 @@ def _across(members: list[_Group], taken: set[str]) -> tuple[str, str]:
     if len(callees) > 3 or len(base) > 60:
         base = f"test_{words[0] if words else 'value'}_functions"
     name = _unique(base, taken)
-    call = f"function({', '.join(words)})"
+    call = _wrapped(first, f"function({', '.join(words)})")
     return name, parametrized(name, columns, _body(first.check, call, "expected", ""))
+
+
+def _wrapped(case: Case, call: str) -> str:
+    return f"{case.wrap}({call})" if case.wrap else call
 
 
 def _body(check: str, call: str, last: str, error: str) -> list[str]:

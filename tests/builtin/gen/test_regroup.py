@@ -358,3 +358,28 @@ def test_whole_numbers_join_a_functions_approximate_ones_and_none_joins_them(
     texts = [*tests, ("seconds", test("test_seconds_4", 'assert seconds("x") == "x"', 4))]
     out, _ = regrouped(texts, {"seconds": Target("seconds", params=["text"])}, set())
     assert [len(cases(t.source) or []) for _, t in out] == [3, 1]  # 90, None, "x"; 90.0
+
+
+def test_a_value_checked_through_a_builtin_is_one_table_through_it(tmp_path: Path) -> None:
+    tests = [
+        ("repeat", _test("test_a", 'assert len(repeat("ab")) == 5', 1)),
+        ("repeat", _test("test_b", 'assert len(repeat("ab", 3, sep="")) == 6', 2)),
+        ("repeat", _test("test_c", 'assert repeat("a", 1) == "a"', 3)),  # not through it
+    ]
+    [(_, table), (_, alone)], _ = regrouped(tests, {"repeat": REPEAT}, set())
+    assert '    assert len(repeat("ab", times=times, sep=sep)) == expected\n' in table.source
+    assert alone is tests[2][1]
+    repo = write_tree(tmp_path, {"words.py": WORDS})
+    (repo / "test_words.py").write_text(
+        f"from words import repeat\n\nimport pytest\n\n\n{table.source}"
+    )
+    assert "2 passed" in run_pytest_in(repo).stdout
+    raising = "def test_d():\n    with pytest.raises(ValueError):\n        list(repeat('a', -1))\n"
+    [case] = cases(raising) or []
+    assert (case.wrap, case.callee, case.args, case.check) == (
+        "list",
+        "repeat",
+        ('"a"', "-1"),
+        "raises",
+    )
+    assert cases(raising.replace("list(repeat", "list(list(repeat")) is None  # one builtin only

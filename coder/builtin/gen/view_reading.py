@@ -21,6 +21,9 @@ MAX_ROWS = 8
 """Views per table at most: past that a table reads worse than the tests."""
 _COLUMNS = frozenset({"view", "expected", "method", "error", "match"})
 RAISES = "raises"
+_READS = frozenset({"str", "repr", "len", "bool", "hash", "abs"})
+"""The views an object's several asserts may check as rows (an iterator's `list` may
+use it up for the next one)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ def read_views(source: str, reading: Reading) -> list[View]:
 
 def _plain(function: ast.FunctionDef, reading: Reading) -> list[View]:
     """The test's view (see _view), or its asserts' views of one object, when each of
-    its asserts checks one (the same arguments, if any)."""
+    its asserts only reads one (an attribute, or a builtin that changes nothing): an
+    assert after a method's call may see what the call changed, which a row would not."""
     view = _view(function, reading)
     if view is not None or not 2 < len(function.body) <= MAX_ROWS + 1:
         return [view] if view is not None else []
@@ -82,8 +86,12 @@ def _plain(function: ast.FunctionDef, reading: Reading) -> list[View]:
         part = copy.copy(function)
         part.body = [function.body[0], check]
         found.append(_view(part, reading) if isinstance(check, ast.Assert) else None)
-    views = [view for view in found if view is not None]
+    views = [view for view in found if view is not None and _reads(view.view)]
     return views if len(views) == len(found) and len({v.key for v in views}) == 1 else []
+
+
+def _reads(view: str) -> bool:
+    return view.startswith(ATTRIBUTE) or view in _READS
 
 
 def _view(function: ast.FunctionDef, reading: Reading) -> View | None:

@@ -285,15 +285,19 @@ def test_the_errors_views_raise_are_a_table_their_type_a_column_when_it_varies()
 
 def test_a_test_of_several_views_gives_each_a_row_when_it_joins_another() -> None:
     setup = 'route = Route("/a")'
-    several = _test("a", setup, 'assert route.name == "a"', "assert route.depth() == 1")
+    several = _test("a", setup, 'assert route.name == "a"', 'assert str(route) == "/a"')
     tests = [
         ("Route.depth", several),
         ("Route.__str__", _test("b", setup, "assert len(route) == 1")),
     ]
     [(_, table)], _ = viewed(tests, TARGETS, "", set())
     assert '(operator.attrgetter("name"), "a"),' in table.source
-    assert "(Route.depth, 1)," in table.source and "(len, 1)," in table.source
+    assert '(str, "/a"),' in table.source and "(len, 1)," in table.source
     alone = [("Route.depth", several)]
     assert viewed(alone, TARGETS, "", set()) == (alone, {})
+    called = _test("d", setup, "assert route.pop() == 1", "assert route.pop() == 2")
+    changed = _test("e", setup, "assert route.pop() == 1", "assert len(route) == 0")
+    for test in (called, changed):  # a method's call may change what the next one sees
+        assert viewed([tests[1], ("Route.depth", test)], TARGETS, "", set())[1] == {}
     mixed = _test("c", setup, 'assert route.name == "a"', 'assert route.find("a") == 0')
     assert viewed([tests[1], ("Route.depth", mixed)], TARGETS, "", set())[1] == {}

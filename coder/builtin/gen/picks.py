@@ -23,6 +23,7 @@ from coder.builtin.gen.select import (
     apart_from,
     choose,
     designed,
+    guessed_error,
     notices,
     possible_bugs,
 )
@@ -96,7 +97,7 @@ def picked(
     told: Noticed = noticed or _nothing
     does = {id(r): frozenset(told(r) & aim.mutants) | _lines(r, aim) for r in chosen}
     returns = any(r.kind == "return" for r in results)
-    riders = _riders(results, chosen, aim, usable) if found.analysed and chosen else []
+    riders = _riders(results, chosen, aim, usable, context.raises) if found.analysed else []
     found = replace(found, chosen=chosen, does=does, returns=returns, riders=riders)
     return found, aim.after(chosen, told)
 
@@ -106,18 +107,23 @@ MAX_RIDERS = 2
 
 
 def _riders(
-    results: list[Result], chosen: list[Result], aim: Aim, usable: Callable[[Result], bool]
+    results: list[Result],
+    chosen: list[Result],
+    aim: Aim,
+    usable: Callable[[Result], bool],
+    raises: frozenset[int],
 ) -> list[Result]:
     """Results that take branches no chosen test takes, though they notice no mutant
-    more: written only as extra rows of a table of the target's chosen results (a row
-    costs no test function; alone they would not earn one)."""
+    more: written only as extra rows of a table of the target's chosen results of their
+    kind, values or errors (a row costs no test function; alone they would not earn
+    one). An error counts as choose counts it: raised by the module's own `raise`."""
     taken = set(aim.taken).union(*(r.arcs for r in chosen))
-    ids, forms = {id(r) for r in chosen}, {_form(r) for r in chosen if r.kind == "return"}
+    ids, forms = {id(r) for r in chosen}, {(_form(r), r.kind) for r in chosen}
     found: list[Result] = []
     for result in results:
-        if len(found) == MAX_RIDERS or id(result) in ids or result.kind != "return":
+        if len(found) == MAX_RIDERS or id(result) in ids or guessed_error(result, raises):
             continue
-        if _form(result) not in forms:  # it could share no table or fold with them
+        if (_form(result), result.kind) not in forms:  # no table or fold to share
             continue
         if result.arcs - taken and usable(result):
             found.append(result)

@@ -117,7 +117,7 @@ def choose(
     `noticed` (no mutant data) or lines (no line data), one per distinct behaviour. A
     guessed call's error counts only when one of the module's `raise` lines (`raises`)
     raised it: its guard, not an accident of the guess."""
-    usable = [r for r in results if not _guessed_error(r, raises)]
+    usable = [r for r in results if not guessed_error(r, raises)]
     usable = [r for r in usable if assertable(r)]
     if noticed is None and not any(r.lines for r in usable):
         distinct: dict[tuple[str, str], Result] = {}
@@ -198,7 +198,7 @@ def _guessed(result: Result) -> bool:
     return any(call.origin in GUESSED for call in calls)
 
 
-def _guessed_error(result: Result, raises: frozenset[int]) -> bool:
+def guessed_error(result: Result, raises: frozenset[int]) -> bool:
     return result.kind == "raise" and _guessed(result) and result.raised_at not in raises
 
 

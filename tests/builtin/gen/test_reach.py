@@ -9,6 +9,7 @@ test_generator.py), then the pieces.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +171,25 @@ def test_the_branch_riders_are_results_that_can_share_the_chosen_one_s_table() -
     found = Pick(target, candidates=[chosen, doctest, plain], analysed=True)
     made, _ = picked(found, aim, lambda result: True, Context("puts", "", frozenset()))
     assert made.chosen == [chosen] and made.riders == [plain]
+
+
+def test_an_error_taking_another_branch_rides_in_the_chosen_errors_table() -> None:
+    """`get(3)` and `get(-1)` raise at the module's own `raise` lines: the second takes
+    a branch the first does not and rides in its table; an error a guessed call met
+    deeper down is no rider (choose would not pin it either)."""
+    target = Target("get", span=(1, 9), params=["index"])
+
+    def raised(arg: str, at: int, arcs: set[tuple[int, int]], origin: str = "") -> Result:
+        probe = Probe(Call("get", (arg,), origin=origin))
+        lines = frozenset({1, at})
+        return Result(probe, "raise", type="IndexError", expect="IndexError", raised_at=at,
+                      lines=lines, arcs=frozenset(arcs), kills={7: "raises"})  # fmt: skip
+
+    chosen = raised("3", 4, {(1, 4)})
+    rider = replace(raised("-1", 6, {(1, 6)}), kills={})
+    guessed = replace(raised("2.5", 0, {(1, 8)}, origin="guess"), kills={})
+    aim = Aim(lines=frozenset({1, 4}), mutants=frozenset({7}))
+    found = Pick(target, candidates=[chosen, rider, guessed], analysed=True)
+    context = Context("lists", "", frozenset({4, 6}))
+    made, _ = picked(found, aim, lambda result: True, context)
+    assert made.chosen == [chosen] and made.riders == [rider]

@@ -170,9 +170,9 @@ def _value(node: ast.expr) -> bool:
 def _named(node: ast.expr, var: str, reading: Reading) -> tuple[str, str] | None:
     """The view `node` takes of `var` and the arguments it passes after it: `str` for
     `str(var)`, `Cls.method` for `var.method(...)` on the target's class (or for
-    `Cls.method(var, ...)`, as a table's row reads), `operator.attrgetter("x")` for a
-    public attribute `var.x` (a property's value)."""
-    if isinstance(node, ast.Attribute) and not node.attr.startswith("_"):
+    `Cls.method(var, ...)`, as a table's row reads), `operator.attrgetter("x")` for an
+    attribute `var.x` (a property's value)."""
+    if isinstance(node, ast.Attribute) and not _mangled(node.attr):
         return (f'{ATTRIBUTE}("{node.attr}")', "") if _is(node.value, var) else None
     if not isinstance(node, ast.Call) or not all(k.arg for k in node.keywords):
         return None
@@ -184,7 +184,7 @@ def _named(node: ast.expr, var: str, reading: Reading) -> tuple[str, str] | None
     if isinstance(function, ast.Name) and function.id in VIEWS:
         alone = len(args) == 1 and not node.keywords and _is(args[0], var)
         return (function.id, "") if alone else None
-    if not isinstance(function, ast.Attribute) or function.attr.startswith("_"):
+    if not isinstance(function, ast.Attribute) or _mangled(function.attr):
         return None
     if _is(function.value, var) and reading.owner:
         view = f"{reading.prefix}{reading.owner}.{function.attr}"
@@ -200,6 +200,12 @@ def _named(node: ast.expr, var: str, reading: Reading) -> tuple[str, str] | None
     texts = [literal_source(a) for a in args]
     texts += [f"{k.arg}={literal_source(k.value)}" for k in node.keywords]
     return view, "".join(f", {text}" for text in texts)
+
+
+def _mangled(name: str) -> bool:
+    """A `__name` Python spells otherwise outside its class (or a special method, which
+    its syntax shows): a `_helper` a test already calls is as good a view."""
+    return name.startswith("__")
 
 
 def _is(node: ast.expr, var: str) -> bool:

@@ -108,11 +108,13 @@ def test_a_public_attribute_is_a_view_through_operator_attrgetter() -> None:
             _test("test_parts", 'route = Route("/a")', 'assert route.parts == ["a"]'),
         ),
         ("Route.join", _test("test_hidden", 'route = Route("/a")', "assert route._root == 0")),
+        ("Route.join", _test("test_mangled", 'route = Route("/a")', "assert route.__x == 0")),
     ]
     out, _ = viewed(tests, TARGETS, "", set())
     [(_, table), (_, alone)] = out
     assert '        (operator.attrgetter("parts"), ["a"]),\n' in table.source
-    assert table.modules == {"operator"} and alone is tests[2][1]  # a private one: as it was
+    assert '        (operator.attrgetter("_root"), 0),\n' in table.source  # tested anyway
+    assert table.modules == {"operator"} and alone is tests[3][1]  # spelled otherwise: apart
     again, _ = viewed([("Route.depth", table)], TARGETS, "", set())  # read back, the same
     assert again[0][1].source == table.source
 

@@ -13,15 +13,20 @@ from coder.builtin.gen.cases import constructed, filled_in, joined, table_rows, 
 from coder.builtin.gen.fold_nodes import built, literal
 from coder.builtin.gen.values import double_quoted, literal_source
 
-VIEWS = frozenset({"str", "repr", "len", "bool", "hash", "list", "sorted", "tuple", "abs"})
-"""Builtins whose value of an object a test may check (`str(pointer) == "/a"`)."""
+_READING = {"str", "repr", "len", "bool", "hash", "abs", "int", "float", "complex", "bytes"}
+_READING |= {"round", "format", "dir", "math.trunc", "math.floor", "math.ceil"}
+_READING |= {"operator.index", "operator.length_hint", "os.fspath"}
+VIEWS = frozenset({*_READING, "list", "sorted", "tuple"})
+"""Functions whose value of an object a test may check (`str(pointer) == "/a"`,
+`format(money, ".2f") == "2.50"`): builtins, and the standard ones special methods
+answer (`math.floor(amount)`)."""
 ATTRIBUTE = "operator.attrgetter"
 """How a table's row spells the view of an attribute."""
 MAX_ROWS = 8
 """Views per table at most: past that a table reads worse than the tests."""
 _COLUMNS = frozenset({"view", "expected", "method", "error", "match"})
 RAISES = "raises"
-_READS = frozenset({"str", "repr", "len", "bool", "hash", "abs"})
+_READS = frozenset(_READING)
 """The views an object's several asserts may check as rows (an iterator's `list` may
 use it up for the next one)."""
 
@@ -181,18 +186,21 @@ def _named(node: ast.expr, var: str, reading: Reading) -> tuple[str, str] | None
         alone = len(args) == 1 and not node.keywords and _is(args[0], var)
         spelled = double_quoted(ast.unparse(function))
         return (spelled, "") if alone and spelled.startswith(f"{ATTRIBUTE}(") else None
-    if isinstance(function, ast.Name) and function.id in VIEWS:
-        alone = len(args) == 1 and not node.keywords and _is(args[0], var)
-        return (function.id, "") if alone else None
-    if not isinstance(function, ast.Attribute) or _mangled(function.attr):
+    if ast.unparse(function) in VIEWS:
+        view = ast.unparse(function)
+        if not (args and _is(args[0], var)):
+            return None
+        args = args[1:]
+    elif not isinstance(function, ast.Attribute) or _mangled(function.attr):
         return None
-    if _is(function.value, var) and reading.owner:
+    elif _is(function.value, var) and reading.owner:
         view = f"{reading.prefix}{reading.owner}.{function.attr}"
     elif args and _is(args[0], var) and _class(function.value, reading):
         view, args = ast.unparse(function), args[1:]
     else:
         return None
-    if reading.prefix == "" and view.split(".")[0] not in reading.names:
+    method = "." in view and view not in VIEWS
+    if method and reading.prefix == "" and view.split(".")[0] not in reading.names:
         return None  # a method whose class the test file does not import
     passed = [*args, *(k.value for k in node.keywords)]
     if not all(_value(arg) for arg in passed):

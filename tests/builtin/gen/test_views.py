@@ -303,3 +303,21 @@ def test_a_test_of_several_views_gives_each_a_row_when_it_joins_another() -> Non
         assert viewed([tests[1], ("Route.depth", test)], TARGETS, "", set())[1] == {}
     mixed = _test("c", setup, 'assert route.name == "a"', 'assert route.find("a") == 0')
     assert viewed([tests[1], ("Route.depth", mixed)], TARGETS, "", set())[1] == {}
+
+
+def test_a_conversion_a_special_method_answers_is_a_view_with_its_arguments() -> None:
+    setup = "amount = Amount(2.5)"
+    tests = [
+        ("Route.depth", _test("a", setup, "assert int(amount) == 2")),
+        ("Route.depth", _test("b", setup, "assert math.floor(amount) == 2")),
+        ("Route.depth", _test("c", setup, 'assert format(amount, ".1f") == "2.5"')),
+        ("Route.depth", _test("d", setup, 'assert format(amount, ">4") == " 2.5"')),
+    ]
+    out, _ = viewed(tests, TARGETS, "", set())
+    [(_, table), (_, formatted), (_, other)] = out
+    assert "        (int, 2),\n        (math.floor, 2),\n" in table.source
+    assert formatted is tests[2][1] and other is tests[3][1]  # each its own argument
+    shown = _test("e", setup, 'assert amount.show(".1f") == "2.50"', names=frozenset({"Route"}))
+    [(_, joined)], _ = viewed([tests[2], ("Route.depth", shown)], TARGETS, "", set())
+    assert '        (Route.show, "2.50"),\n' in joined.source
+    assert '    assert view(amount, ".1f") == expected\n' in joined.source

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from coder.builtin.gen.values import Value
+from coder.builtin.gen.values import Value, hint_values, name_hint
 
 _LITERAL_KINDS = (
     (ast.List, "list"),
@@ -74,3 +74,17 @@ def foreign(values: list[Value], param: str) -> list[Value]:
     kinds = {kind_of(value.source) for value in values}
     source = next((s for s in _FOREIGN if kind_of(s) not in kinds), None)
     return [Value(source, f"unexpected_{param}", "guess")] if source else []
+
+
+_LANGUAGES = {"char", "hex", "bits", "format_spec", "conversion", "template"}
+
+
+def spoken(param: str, hinted: list[Value]) -> list[Value] | None:
+    """For a `str` hint's values ("abc" first), the texts in the language the name says
+    instead (`char`: one character) or first (`spec`: format specs, `fmt`: templates);
+    None when the name says no language."""
+    hint = name_hint(param)
+    if not hinted or hinted[0].source != '"abc"' or hint not in _LANGUAGES:
+        return None
+    said = hint_values(ast.Name(hint), param)  # as typed as the hint's own
+    return said if hint == "char" else list({v.source: v for v in [*said, *hinted]}.values())

@@ -18,14 +18,13 @@ from coder.builtin.gen.fallbacks import fallback_kind
 from coder.builtin.gen.forwarded import forwarded_to
 from coder.builtin.gen.hints import resolved
 from coder.builtin.gen.holds import built, constructor_of, held_class, item_class
-from coder.builtin.gen.kinds import foreign, spread
+from coder.builtin.gen.kinds import foreign, spoken, spread
 from coder.builtin.gen.kwargs import kwarg_keys, with_read_keys
 from coder.builtin.gen.pattern_sources import module_patterns, pattern_strings, re_names
 from coder.builtin.gen.stored import as_the_class_uses_it
 from coder.builtin.gen.texts import body_strings, text_values
 from coder.builtin.gen.usage import checked_kinds, usage_hint
 from coder.builtin.gen.values import (
-    CHARACTER,
     Value,
     anything,
     describe,
@@ -201,8 +200,8 @@ def _described(
 ) -> list[Value]:
     annotation = resolved(arg.annotation, facts.aliases) if arg.annotation else None
     hinted = hint_values(annotation, arg.arg)
-    if hinted and CHARACTER.match(arg.arg) and hinted[0].source == '"abc"':
-        return hint_values(ast.Name("char"), arg.arg)
+    if (said := spoken(arg.arg, hinted)) is not None:  # `spec: str`: a format spec
+        return said
     hint, origin = usage_hint(node, arg.arg)
     if hint is not None and annotation is not None and ast.unparse(annotation) in _ANYTHING:
         used = hint_values(hint, arg.arg, origin)  # `x: Any` then `isinstance(x, dict)`

@@ -128,18 +128,21 @@ def hint_values(annotation: ast.expr | None, param: str, origin: str = "hint") -
 def guessed_values(param: str) -> list[Value]:
     """Values for an unannotated parameter from its name alone (calls may raise TypeError);
     a trailing underscore (`bytes_`) only keeps a name off a builtin's."""
+    param, hint = param.rstrip("_") or param, name_hint(param)
+    if hint == "named":
+        return hint_values(ast.Name(param), param, "guess")
+    if hint == "index":  # an item of a small object: 1 first
+        found = hint_values(ast.Name("int"), param, "guess")
+        return sorted(found, key=lambda value: value.source != "1")
+    if hint == "Callable":  # results of several kinds
+        return [Value(f, describe(f, param), "guess") for f in _GUESSED_CALLABLES]
+    return hint_values(ast.parse(hint, mode="eval").body, param, "guess") if hint else []
+
+
+def name_hint(param: str) -> str:
+    """The kind the parameter's name says it holds (`spec`: "format_spec"), or ""."""
     param = param.rstrip("_") or param
-    for pattern, hint in _NAME_GUESSES:
-        if pattern.search(param) and hint == "named":
-            return hint_values(ast.Name(param), param, "guess")
-        if pattern.search(param) and hint == "index":  # an item of a small object: 1 first
-            found = hint_values(ast.Name("int"), param, "guess")
-            return sorted(found, key=lambda value: value.source != "1")
-        if pattern.search(param) and hint == "Callable":  # results of several kinds
-            return [Value(f, describe(f, param), "guess") for f in _GUESSED_CALLABLES]
-        if pattern.search(param):
-            return hint_values(ast.parse(hint, mode="eval").body, param, "guess")
-    return []
+    return next((hint for pattern, hint in _NAME_GUESSES if pattern.search(param)), "")
 
 
 _GUESSED_CALLABLES = ("str", "int", "list")

@@ -76,6 +76,19 @@ def test_a_one_character_parameter_gets_one_character() -> None:
     assert 'is_vowel("aeiou")' in calls  # a string the body spells
 
 
+def test_a_text_in_the_language_its_name_says_comes_before_any_text() -> None:
+    source = (
+        "def show(value: float, spec: str, conv: str, label: str) -> str:\n"
+        "    return label + format(value, spec)\n"
+    )
+    [target] = find_targets(source, [])
+    calls = [probe.call.source() for probe in target.probes]
+    assert calls[0] == 'show(2.5, "", "r", "abc")'
+    specs = [call.split(", ")[1] for call in calls]
+    assert specs.index('".2f"') < specs.index('"abc"')  # format specs, then plain texts
+    assert {'"s"', '"a"'} <= {call.split(", ")[2] for call in calls}  # conversions
+
+
 def test_the_docstring_types_an_unannotated_parameter() -> None:
     calls = _calls("option")
     assert calls[0] == 'option("abc")' and "option(None)" in calls

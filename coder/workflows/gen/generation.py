@@ -10,7 +10,7 @@ from coder.delivery.handover import Delivery, Handover
 from coder.delivery.junit import outcomes_of
 from coder.delivery.report import Coverage, GenReport, ShardInfo, TestCounts
 from coder.workflows.gen.final import KeptTests
-from coder.workflows.gen.module import ModuleOutcome
+from coder.workflows.gen.module import ModuleOutcome, reported_once
 from coder.workflows.gen.options import GenOptions
 from coder.workflows.gen.scope import ModuleTarget
 from coder.workflows.gen.strength import Strength
@@ -79,7 +79,7 @@ def gen_report(
         targets=[module.path for module in generation.modules],
         tests_added=kept.tests if kept else [],
         rejected=rejected,
-        possible_bugs=[bug for outcome in outcomes for bug in outcome.possible_bugs],
+        possible_bugs=reported_once([bug for outcome in outcomes for bug in outcome.possible_bugs]),
         not_reached=generation.not_reached,
         mutation_before=strength.score(),
         mutation_after=strength.score(after=True) if kept and kept.error is None else None,

@@ -215,6 +215,14 @@ def _record(outcome: ModuleOutcome, judgements: list[Judgement], result: AgentRe
             outcome.possible_bugs.append(bug)
 
 
+def reported_once(bugs: list[PossibleBug]) -> list[PossibleBug]:
+    """Each possible bug once: a module's later rounds find the ones its first found."""
+    found: dict[str, PossibleBug] = {}
+    for bug in bugs:
+        found.setdefault(bug.test or bug.message, bug)
+    return list(found.values())
+
+
 def possible_bugs(judgements: list[Judgement], summary: str) -> list[PossibleBug]:
     """Kept tests marked xfail(strict=True), failed comparisons the test or the agent's
     summary calls a bug, and every other `POSSIBLE BUG:` line of the summary."""

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from coder.delivery.report import PossibleBug
 from coder.workflows.gen.judge import LOOSE_XFAIL, XPASSED, Covered, Judgement, judge_file
-from coder.workflows.gen.module import possible_bugs
+from coder.workflows.gen.module import possible_bugs, reported_once
 from sandbox import LocalSandbox
 
 SOURCE = "def is_even(n):\n    if n < 0:\n        raise ValueError(n)\n    return n % 2 == 1\n"
@@ -70,3 +71,10 @@ def test_a_kept_bug_test_without_a_claim_is_reported_with_its_reason(tmp_path: P
     judgement = _judge(tmp_path, HEADER + BUG)
     [bug] = possible_bugs([judgement], "Done.")
     assert bug.message == "is_even(4) returns False"
+
+
+def test_a_bug_a_modules_later_round_finds_again_is_reported_once() -> None:
+    first = PossibleBug(test="", message="m.f: f() raises ZeroDivisionError", evidence="a")
+    tested = PossibleBug(test="tests/test_m.py::test_g", message="g(1) returns 2")
+    again = PossibleBug(test="", message=first.message, evidence="b")
+    assert reported_once([first, tested, again, tested]) == [first, tested]

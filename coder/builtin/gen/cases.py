@@ -135,21 +135,31 @@ def _compared(call: ast.expr, compare: ast.Compare, row: dict[str, ast.expr]) ->
 
 
 def _raises(block: ast.With, row: dict[str, ast.expr]) -> Case | None:
+    parts = raised_call(block)
+    if parts is None:
+        return None
+    error, match, call = parts
+    match = _filled(match, row) if match is not None else None
+    if match is not None and not _literal(match):
+        return None
+    case = _called(call, row, "raises", ast.unparse(_filled(error, row)))  # `error` too
+    if case is None or match is None:
+        return case
+    return replace(case, match=literal_source(match))
+
+
+def raised_call(block: ast.With) -> tuple[ast.expr, ast.expr | None, ast.expr] | None:
+    """The error class, the `match=` pattern (None: none) and the one expression of a
+    `with pytest.raises(Error[, match=...]):` block, or None for any other block."""
     if len(block.items) != 1 or len(block.body) != 1 or not isinstance(block.body[0], ast.Expr):
         return None
     raises = block.items[0].context_expr
     if not isinstance(raises, ast.Call) or ast.unparse(raises.func) != "pytest.raises":
         return None
-    match = [_filled(k.value, row) for k in raises.keywords if k.arg == "match"]
+    match = [k.value for k in raises.keywords if k.arg == "match"]
     if len(raises.args) != 1 or len(raises.keywords) != len(match):
         return None
-    if match and not _literal(match[0]):
-        return None
-    error = ast.unparse(_filled(raises.args[0], row))  # a table's `error` column too
-    case = _called(block.body[0].value, row, "raises", error)
-    if case is None or not match:
-        return case
-    return replace(case, match=literal_source(match[0]))
+    return raises.args[0], (match[0] if match else None), block.body[0].value
 
 
 def _called(node: ast.expr, row: dict[str, ast.expr], check: str, expected: str) -> Case | None:
@@ -157,8 +167,9 @@ def _called(node: ast.expr, row: dict[str, ast.expr], check: str, expected: str)
     of the call inside `list(call)` (or another of WRAPS) with that builtin as its wrap."""
     if isinstance(node, ast.Call) and ast.unparse(node.func) in WRAPS and len(node.args) == 1:
         inner = _called(node.args[0], row, check, expected)
-        wrapped = inner is not None and not inner.wrap and not node.keywords
-        return replace(inner, wrap=ast.unparse(node.func)) if wrapped and inner else None
+        if inner is None or inner.wrap or node.keywords:
+            return None
+        return replace(inner, wrap=ast.unparse(node.func))
     if not isinstance(node, ast.Call) or not _callee(node.func):
         return None
     args = [_filled(arg, row) for arg in node.args]

@@ -9,14 +9,23 @@ import ast
 import copy
 from dataclasses import dataclass
 
-from coder.builtin.gen.cases import constructed, filled_in, joined, table_rows, test_function
+from coder.builtin.gen.cases import (
+    constructed,
+    filled_in,
+    joined,
+    raised_call,
+    table_rows,
+    test_function,
+)
 from coder.builtin.gen.fold_nodes import built, literal
 from coder.builtin.gen.values import double_quoted, literal_source
 
-_READING = {"str", "repr", "len", "bool", "hash", "abs", "int", "float", "complex", "bytes"}
-_READING |= {"round", "format", "dir", "math.trunc", "math.floor", "math.ceil"}
-_READING |= {"operator.index", "operator.length_hint", "os.fspath"}
-VIEWS = frozenset({*_READING, "list", "sorted", "tuple"})
+_READS = {"str", "repr", "len", "bool", "hash", "abs", "int", "float", "complex", "bytes"}
+_READS |= {"round", "format", "dir", "math.trunc", "math.floor", "math.ceil"}
+_READS |= {"operator.index", "operator.length_hint", "os.fspath"}
+"""Views that only read the object: a test's several asserts of them may be rows (an
+iterator's `list` may use it up for the next)."""
+VIEWS = frozenset({*_READS, "list", "sorted", "tuple"})
 """Functions whose value of an object a test may check (`str(pointer) == "/a"`,
 `format(money, ".2f") == "2.50"`): builtins, and the standard ones special methods
 answer (`math.floor(amount)`)."""
@@ -26,9 +35,6 @@ MAX_ROWS = 8
 """Views per table at most: past that a table reads worse than the tests."""
 _COLUMNS = frozenset({"view", "expected", "method", "error", "match"})
 RAISES = "raises"
-_READS = frozenset(_READING)
-"""The views an object's several asserts may check as rows (an iterator's `list` may
-use it up for the next one)."""
 
 
 @dataclass(frozen=True)
@@ -122,23 +128,17 @@ def _view(function: ast.FunctionDef, reading: Reading) -> View | None:
 
 def _raised(block: ast.With, setup: str, var: str, reading: Reading) -> View | None:
     """The view under `with pytest.raises(Error[, match=LITERAL]):`, alone in it."""
-    if len(block.items) != 1 or len(block.body) != 1 or not isinstance(block.body[0], ast.Expr):
+    parts = raised_call(block)
+    if parts is None or not isinstance(parts[0], ast.Name | ast.Attribute):
         return None
-    raises = block.items[0].context_expr
-    if not isinstance(raises, ast.Call) or ast.unparse(raises.func) != "pytest.raises":
+    error, match, call = parts
+    if match is not None and not (isinstance(match, ast.Constant) and isinstance(match.value, str)):
         return None
-    match = [k.value for k in raises.keywords if k.arg == "match"]
-    if len(raises.args) != 1 or len(raises.keywords) != len(match):
-        return None
-    if not isinstance(raises.args[0], ast.Name | ast.Attribute):
-        return None
-    if match and not (isinstance(match[0], ast.Constant) and isinstance(match[0].value, str)):
-        return None
-    named = _named(block.body[0].value, var, reading)
+    named = _named(call, var, reading)
     if named is None:
         return None
-    pattern = literal_source(match[0]) if match else "None"
-    return View(setup, var, *named, RAISES, pattern, ast.unparse(raises.args[0]))
+    pattern = literal_source(match) if match is not None else "None"
+    return View(setup, var, *named, RAISES, pattern, ast.unparse(error))
 
 
 def _bound(function: ast.FunctionDef) -> str | None:

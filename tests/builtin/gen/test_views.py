@@ -62,6 +62,11 @@ def _test(name: str, *body: str, names: frozenset[str] = frozenset({"Route"})) -
     return Rendered(name, source, set(names))
 
 
+def _each(setup: str, *checks: str) -> list[tuple[str, Rendered]]:
+    """A test per check (named a, b, c...), each building its object by `setup`."""
+    return [("Route.depth", _test(chr(97 + n), setup, check)) for n, check in enumerate(checks)]
+
+
 TARGETS = {
     name: Target(name, owner="Route")
     for name in ("Route.__str__", "Route.__repr__", "Route.depth", "Route.join")
@@ -239,13 +244,14 @@ def test_methods_given_the_same_arguments_and_the_errors_of_views_are_tables(
 
 def test_other_arguments_make_another_table_and_a_table_reads_back_as_it_is() -> None:
     setup = 'route = Route("/a")'
-    tests = [
-        ("Route.depth", _test("a", setup, 'assert route.find("a", strict=True) == 0')),
-        ("Route.depth", _test("b", setup, 'assert route.count("a", strict=True) == 1')),
-        ("Route.depth", _test("c", setup, 'assert route.count("b", strict=True) == 0')),
-        ("Route.depth", _test("d", setup, "assert route.size == pytest.approx(0.5)")),
-        ("Route.depth", _test("e", setup, "assert route.stamp == datetime.timedelta(0)")),
-    ]
+    tests = _each(
+        setup,
+        'assert route.find("a", strict=True) == 0',
+        'assert route.count("a", strict=True) == 1',
+        'assert route.count("b", strict=True) == 0',
+        "assert route.size == pytest.approx(0.5)",
+        "assert route.stamp == datetime.timedelta(0)",
+    )
     out, replaced = viewed(tests, TARGETS, "", set())
     [(_, table), (_, alone), (_, views)] = out
     assert alone is tests[2][1] and list(replaced) == ["test_route_views", "test_route_views_2"]
@@ -307,12 +313,13 @@ def test_a_test_of_several_views_gives_each_a_row_when_it_joins_another() -> Non
 
 def test_a_conversion_a_special_method_answers_is_a_view_with_its_arguments() -> None:
     setup = "amount = Amount(2.5)"
-    tests = [
-        ("Route.depth", _test("a", setup, "assert int(amount) == 2")),
-        ("Route.depth", _test("b", setup, "assert math.floor(amount) == 2")),
-        ("Route.depth", _test("c", setup, 'assert format(amount, ".1f") == "2.5"')),
-        ("Route.depth", _test("d", setup, 'assert format(amount, ">4") == " 2.5"')),
-    ]
+    tests = _each(
+        setup,
+        "assert int(amount) == 2",
+        "assert math.floor(amount) == 2",
+        'assert format(amount, ".1f") == "2.5"',
+        'assert format(amount, ">4") == " 2.5"',
+    )
     out, _ = viewed(tests, TARGETS, "", set())
     [(_, table), (_, formatted), (_, other)] = out
     assert "        (int, 2),\n        (math.floor, 2),\n" in table.source

@@ -116,27 +116,38 @@ def _riders(
     """Results that take branches no chosen test takes, though they notice no mutant
     more: written only as extra rows of a table of the target's chosen results of their
     kind, values or errors (a row costs no test function; alone they would not earn
-    one). An error counts as choose counts it: raised by the module's own `raise`."""
+    one); the one taking the most branches still untaken first. An error counts as
+    choose counts it: raised by the module's own `raise`."""
     taken = set(aim.taken).union(*(r.arcs for r in chosen))
     ids, forms = {id(r) for r in chosen}, {(_form(r), r.kind) for r in chosen}
+    able = [
+        result
+        for result in results
+        if id(result) not in ids
+        and not guessed_error(result, raises)
+        and (_form(result), result.kind) in forms  # a table or fold to share
+        and result.arcs - aim.taken
+    ]
     found: list[Result] = []
-    for result in results:
-        if len(found) == MAX_RIDERS or id(result) in ids or guessed_error(result, raises):
-            continue
-        if (_form(result), result.kind) not in forms:  # no table or fold to share
-            continue
-        if result.arcs - taken and usable(result):
-            found.append(result)
-            taken |= result.arcs
-    return found
+    while len(found) < MAX_RIDERS and able:  # the most new branches first
+        best = max(able, key=lambda result: len(result.arcs - taken))
+        able.remove(best)
+        if not best.arcs - taken:
+            break
+        if usable(best):
+            found.append(best)
+            taken |= best.arcs
+    return sorted(found, key=results.index)
 
 
-def _form(result: Result) -> tuple[bool, int, str]:
+def _form(result: Result) -> tuple[bool, int, str, int, str]:
     """What results must share to be rows of one table (or one fold): a doctest's lines
     or a call, the same set-up length, the same callee (a doctest's source with its
-    literals left out: `list(pairwise([]))` and `list(pairwise([1]))` fold)."""
+    literals left out: `list(pairwise([]))` and `list(pairwise([1]))` fold), as many
+    positional arguments and the same wrap (`list(...)`)."""
     probe = result.probe
-    return probe.verbatim, len(probe.setup), _skeleton(probe.call.callee)
+    call = probe.call
+    return probe.verbatim, len(probe.setup), _skeleton(call.callee), len(call.args), call.wrap
 
 
 class _Literals(ast.NodeTransformer):

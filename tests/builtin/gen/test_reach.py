@@ -193,3 +193,41 @@ def test_an_error_taking_another_branch_rides_in_the_chosen_errors_table() -> No
     context = Context("lists", "", frozenset({4, 6}))
     made, _ = picked(found, aim, lambda result: True, context)
     assert made.chosen == [chosen] and made.riders == [rider]
+
+
+def test_a_rider_passes_as_many_arguments_by_position_as_the_chosen_one() -> None:
+    """`name(p, "x", "y", base="b")` and `name(p, base="b")` take the same new branch;
+    the first could not share the chosen `name(p, ext="e")`'s table (its columns are one
+    positional argument and keywords), so the second rides."""
+    target = Target("name", span=(1, 9), params=["path", "suffix", "prefix", "ext", "base"])
+
+    def call(args: tuple[str, ...], kwargs: dict[str, str], arcs: set[tuple[int, int]]) -> Result:
+        probe = Probe(Call("name", args, tuple(kwargs.items())))
+        return Result(probe, "return", repr="'x'", literal_ok=True,
+                      lines=frozenset({1, 2}), arcs=frozenset(arcs))  # fmt: skip
+
+    chosen = replace(call(('"p"',), {"ext": '"e"'}, {(1, 4)}), kills={7: "v"})
+    positional = call(('"p"', '"x"', '"y"'), {"base": '"b"'}, {(1, 6)})
+    keyword = call(('"p"',), {"base": '"b"'}, {(1, 6)})
+    aim = Aim(lines=frozenset({1, 2}), mutants=frozenset({7}))
+    found = Pick(target, candidates=[chosen, positional, keyword], analysed=True)
+    made, _ = picked(found, aim, lambda result: True, Context("names", "", frozenset()))
+    assert made.chosen == [chosen] and made.riders == [keyword]
+
+
+def test_the_rider_taking_the_most_new_branches_rides_first() -> None:
+    """Of three results that each take a new branch, the one taking two comes before
+    the first in order taking one; MAX_RIDERS rows at most."""
+    target = Target("size", span=(1, 9), params=["value"])
+
+    def call(arg: str, arcs: set[tuple[int, int]], kills: dict[int, str]) -> Result:
+        return Result(Probe(Call("size", (arg,))), "return", repr="1", literal_ok=True,
+                      lines=frozenset({1, 2}), arcs=frozenset(arcs), kills=kills)  # fmt: skip
+
+    chosen = call("0", {(1, 2)}, {7: "v"})
+    one, other = call("1", {(1, 3)}, {}), call("2", {(1, 4)}, {})
+    two = call("3", {(1, 3), (3, 5)}, {})
+    aim = Aim(lines=frozenset({1, 2}), mutants=frozenset({7}))
+    found = Pick(target, candidates=[chosen, one, other, two], analysed=True)
+    made, _ = picked(found, aim, lambda result: True, Context("sizes", "", frozenset()))
+    assert made.chosen == [chosen] and made.riders == [other, two]

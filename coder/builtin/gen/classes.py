@@ -129,6 +129,9 @@ def _method_probes(
     # The instances the module builds first: of two tests that notice as much, the one
     # on a telling object wins over one on an empty default instance.
     setups: list[tuple[Call, ...]] = [*[(other,) for other in others], *fillers, (new,)]
+    # The adder once more on the same key last: of two tests that notice as much, the
+    # plain call wins.
+    setups += [(new, again) for again in _again(node, callee, params)]
     if qualified:  # called on the class: no instance to build
         setups = [()]
     foreign: list[Probe] = []
@@ -266,6 +269,15 @@ def _taken_back(cls: ast.ClassDef, target: Function, added: Call) -> list[Call]:
             owner = added.callee.rpartition(".")[0]
             return [Call(f"{owner}.{node.name}", (added.args[0],), qualified=False)]
     return []
+
+
+def _again(target: Function, callee: str, params: list[Param]) -> list[Call]:
+    """The adder's own typical call, made once before the call under test, so that a
+    call with the same key meets it already there (`if task in self._entries:`)."""
+    if not (_ADDER.match(target.name) or target.name == "__setitem__"):
+        return []
+    calls = plan_calls(callee, params, False)
+    return [replace(calls[0], label="")] if calls and (calls[0].args or calls[0].kwargs) else []
 
 
 def _position(call: Call) -> int:

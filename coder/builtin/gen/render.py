@@ -185,7 +185,8 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
         return [*setup, *_assert(f"repr({call})", f"== {double_quoted(repr(result.repr))}")]
     if result.repr == "None" and printed:
         return [*setup, call, *printed]
-    observed = _observed(result.after, result.before) if target.var else []
+    before = [] if result.probe.repeats() else result.before  # the same state is news
+    observed = _observed(result.after, before) if target.var else []
     return [*setup, call, *observed] if observed else None
 
 

@@ -281,3 +281,36 @@ def test_the_objects_shown_in_other_states_come_before_the_same_state_again() ->
         'Version.parse("1.2.3")',
         'Version.parse("1.2.3-rc.1")',
     ], setups
+
+
+REGISTRY = '''\
+class Registry:
+    """Names in the order they were last added."""
+
+    def __init__(self):
+        self._order = []
+        self._seen = {}
+
+    def __len__(self):
+        return len(self._order)
+
+    def add(self, name: str) -> None:
+        if name in self._seen:
+            self._order.remove(name)
+        self._seen[name] = True
+        self._order.append(name)
+'''
+
+
+def test_an_adder_meets_the_entry_it_added_before(tmp_path: Path) -> None:
+    """The adder's branch for a name already there runs only when the same name is
+    added twice: its test adds it twice and asserts the state, though `len` did not
+    change (one entry, not two, is what it checks)."""
+    [target] = find_targets(REGISTRY, ["Registry.add"], "registry")
+    setups = [tuple(call.source() for call in probe.setup) for probe in target.probes]
+    assert ("Registry()", 'registry.add("abc")') in setups, setups
+    generated = generate(tmp_path, {"registry.py": REGISTRY}, "registry", ["Registry.add"])
+    assert 'registry.add("abc")\n    registry.add("abc")\n    assert len(registry) == 1' in (
+        generated.text
+    ), generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -93,10 +93,29 @@ def table_rows(function: ast.FunctionDef) -> list[dict[str, ast.expr]] | None:
 
 
 def _case(body: list[ast.stmt], row: dict[str, ast.expr]) -> Case | None:
+    body = _inlined(body)
     if len(body) == 1 and isinstance(body[0], ast.With):
         return _raises(body[0], row)
     check = joined(body)
     return _compared(check.left, check, row) if check is not None else None
+
+
+def _inlined(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` with its leading `NAME = <literal>` lines (a doctest's data) put in where
+    the rest uses the name once: `options = []` then `ceil(3.5, options=options)` reads
+    as `ceil(3.5, options=[])`. As it was when a name is used more or not at all."""
+    values: dict[str, ast.expr] = {}
+    rest = body
+    while len(rest) > 1 and isinstance(rest[0], ast.Assign) and len(rest[0].targets) == 1:
+        name, value = rest[0].targets[0], rest[0].value
+        if not isinstance(name, ast.Name) or not _literal(value) or name.id in values:
+            break
+        values[name.id] = value
+        rest = rest[1:]
+    used = [node.id for line in rest for node in ast.walk(line) if isinstance(node, ast.Name)]
+    if not values or any(used.count(name) != 1 for name in values):
+        return body
+    return [filled_in(statement, values) for statement in rest]
 
 
 def joined(body: list[ast.stmt]) -> ast.Compare | None:

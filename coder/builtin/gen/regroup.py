@@ -21,9 +21,9 @@ Tests of other shapes (set-up, fixtures, marks, methods) are kept as they are.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field, replace
 
+from coder.builtin.gen.across import across, body, free, shape, type_name, unique, wrapped
 from coder.builtin.gen.cases import Case, cases
 from coder.builtin.gen.parametrize import parametrized
 from coder.builtin.gen.render import Rendered
@@ -35,7 +35,6 @@ Pair = tuple[str, Rendered]
 Key = tuple[str, str, str, str]
 """Target name, callee, check, and "" (once the exception type, now a column): what one
 function's table shares."""
-_TYPE_WORDS = {"str": "text", "int": "number", "float": "number", "bool": "flag"}
 
 
 @dataclass
@@ -72,7 +71,7 @@ def regrouped(
         groups[key].cases += found
     for key, group in list(groups.items()):
         rows = _rows(group.target, group.cases)
-        if rows is None or len(group.parts) == 1 and not _joins(group):
+        if rows is None:
             at = order.index(key)
             order[at : at + 1] = group.parts
             del groups[key]
@@ -116,7 +115,7 @@ def _value_checks(keyed: list[tuple[Key, list[Case]]]) -> dict[tuple[str, str], 
 
 
 def _number(case: Case) -> bool:
-    return _type(case.expected) in ("int", "float")
+    return type_name(case.expected) in ("int", "float")
 
 
 def _none(key: Key, found: list[Case]) -> bool:
@@ -141,40 +140,12 @@ def _rows(target: Target, found: list[Case]) -> list[dict[str, str]] | None:
     return [{name: row[name] for name in params if name in row} for row in rows]
 
 
-def _joins(group: _Group) -> bool:
-    """It may join other functions' tests in one table (see _shape)."""
-    return group.cases[0].check != "raises"
-
-
-def _shape(group: _Group) -> tuple[object, ...] | None:
-    """What functions must share to be rows of one table: positional arguments only, as
-    many, of the same literal types, the same kind of check of a literal value of one
-    type, and being public or private."""
-    if group.cases[0].check == "raises" or any(case.keywords for case in group.cases):
-        return None
-    counts = {len(case.args) for case in group.cases}
-    types = {tuple(_type(arg) for arg in case.args) for case in group.cases}
-    expected = {_type(case.expected) for case in group.cases}
-    if len(counts) != 1 or len(types) != 1 or len(expected) != 1 or "" in expected:
-        return None
-    first, private = group.cases[0], group.target.name.startswith("_")  # helpers apart
-    return first.check, first.wrap, counts.pop(), types.pop(), expected.pop(), private
-
-
-def _type(source: str) -> str:
-    """The literal's type name ("" for a value that is no literal)."""
-    try:
-        return type(ast.literal_eval(source)).__name__
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return ""
-
-
 def _units(groups: dict[Key, _Group]) -> dict[Key, list[Key]]:
     """Each group's table: its own, or one it shares with functions of its shape."""
     shapes: dict[tuple[object, ...], list[Key]] = {}
     for key, group in groups.items():
-        shape = _shape(group)
-        shapes.setdefault((key,) if shape is None else shape, []).append(key)
+        found = shape(group.target, group.cases)
+        shapes.setdefault((key,) if found is None else found, []).append(key)
     return {key: keys for keys in shapes.values() for key in keys}
 
 
@@ -208,7 +179,10 @@ def _table(members: list[_Group], taken: set[str]) -> Rendered | None:
     parts = [test for group in members for _, test in group.parts]
     if len(parts) == 1:
         return None
-    made = _across(members, taken) if len(members) > 1 else _own(members[0], taken)
+    if len(members) > 1:
+        made: tuple[str, str] | None = across([(g.target, g.cases) for g in members], taken)
+    else:
+        made = _own(members[0], taken)
     if made is None:
         return None
     name, source = made
@@ -234,12 +208,12 @@ def _own(group: _Group, taken: set[str]) -> tuple[str, str] | None:
             arguments.append(f"{name}={value}")
     columns = [(safe_name(name), [row[name] for row in rows]) for name in varying]
     base = f"test_{snake_case(group.target.name)}"
-    last = _free("match" if first.check == "raises" else "expected", names)
+    last = free("match" if first.check == "raises" else "expected", names)
     checked = [case.match if first.check == "raises" else case.expected for case in group.cases]
     errors = [case.expected for case in group.cases] if first.check == "raises" else []
     error = first.expected
     if len(set(errors)) > 1:  # errors of several types: the type is a column
-        error = _free("error", [*names, last])
+        error = free("error", [*names, last])
         columns.append((error, errors))
         base = f"{base}_raises"
     elif first.check == "raises":
@@ -250,51 +224,6 @@ def _own(group: _Group, taken: set[str]) -> tuple[str, str] | None:
         last = checked[0]  # one pattern for every row: written in the test
     if len(columns) < 1 + (first.check != "raises"):
         return None  # the same call every time
-    name = _unique(base, taken)
-    call = _wrapped(first, f"{first.callee}({', '.join(arguments)})")
-    return name, parametrized(name, columns, _body(first.check, call, last, error))
-
-
-def _across(members: list[_Group], taken: set[str]) -> tuple[str, str]:
-    """Several functions' table, with the function as its first column."""
-    first = members[0].cases[0]
-    every = [case for group in members for case in group.cases]
-    words: list[str] = []
-    for index, arg in enumerate(first.args):
-        params = {tuple(g.target.params[index : index + 1]) for g in members}
-        common = params.pop()[0] if len(params) == 1 else _TYPE_WORDS.get(_type(arg), "value")
-        words.append(_free(safe_name(common), [*words, "function", "expected"]))
-    columns = [("function", [case.callee for case in every])]
-    columns += [(word, [case.args[n] for case in every]) for n, word in enumerate(words)]
-    columns.append(("expected", [case.expected for case in every]))
-    callees = list(dict.fromkeys(snake_case(group.target.name) for group in members))
-    base = f"test_{'_'.join(callees)}"
-    if len(callees) > 3 or len(base) > 60:
-        base = f"test_{words[0] if words else 'value'}_functions"
-    name = _unique(base, taken)
-    call = _wrapped(first, f"function({', '.join(words)})")
-    return name, parametrized(name, columns, _body(first.check, call, "expected", ""))
-
-
-def _wrapped(case: Case, call: str) -> str:
-    return f"{case.wrap}({call})" if case.wrap else call
-
-
-def _body(check: str, call: str, last: str, error: str) -> list[str]:
-    """`assert call == expected` and the like; for a raise, `last` is the pattern."""
-    if check == "raises":
-        match = f", match={last}" if last != "None" else ""
-        return [f"with pytest.raises({error}{match}):", f"    {call}"]
-    compared = {"is": f"is {last}", "approx": f"== pytest.approx({last})"}
-    return [f"assert {call} {compared.get(check, f'== {last}')}"]
-
-
-def _free(name: str, taken: list[str]) -> str:
-    return name if name not in taken else f"{name}_"
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    found, number = name, 2
-    while found in taken:
-        found, number = f"{name}_{number}", number + 1
-    return found
+    name = unique(base, taken)
+    call = wrapped(first, f"{first.callee}({', '.join(arguments)})")
+    return name, parametrized(name, columns, body(first.check, call, last, error))

@@ -278,7 +278,8 @@ def test_with_a_time_budget_the_batches_go_on_while_it_lasts(tmp_path: Path) -> 
     generated = generate(tmp_path, {"m.py": source}, "m", names, deadline=time.time() + 600)
     lines = _target_lines(generated.summary)
     assert not any("skipped (over" in line for line in lines)
-    assert "(_helper79, 3, 82)," in generated.text  # the fourth batch's last target
+    assert "(_helper79, 82)," in generated.text  # the fourth batch's last target
+    assert "    assert function(3) == expected" in generated.text  # 3 in every row
 
 
 def test_targets_the_time_did_not_reach_say_so(tmp_path: Path) -> None:

@@ -383,3 +383,62 @@ def test_a_value_checked_through_a_builtin_is_one_table_through_it(tmp_path: Pat
         "raises",
     )
     assert cases(raising.replace("list(repeat", "list(list(repeat")) is None  # one builtin only
+
+
+ROUNDING = '''\
+def ceil(x, options=None):
+    found = [o for o in options or [] if o >= x]
+    if not found:
+        raise ValueError(f"no ceil options greater than or equal to: {x}")
+    return min(found)
+
+
+def floor(x, options=None):
+    found = [o for o in options or [] if o <= x]
+    if not found:
+        raise ValueError(f"no floor options less than or equal to: {x}")
+    return max(found)
+'''
+
+
+def test_functions_errors_of_one_shape_share_a_table_and_a_doctest_s_data_is_inlined(
+    tmp_path: Path,
+) -> None:
+    """Two functions' errors, each test with a doctest's data line (`SIZES = []`) used
+    once: one table with the function and the message as columns, the data written in
+    the call where every row passes the same (`options=[]`)."""
+
+    def raising(name: str, function: str) -> Rendered:
+        message = {"ceil": "greater", "floor": "less"}[function]
+        body = (
+            "SIZES = []\n"
+            f'    with pytest.raises(ValueError, match="no {function} options {message}"):\n'
+            f"        {function}(3.5, options=SIZES)"
+        )
+        return replace(_test(name, body, len(name)), names={function})
+
+    tests = [
+        ("ceil", raising("test_ceil_raises_for_empty_sizes", "ceil")),
+        ("floor", raising("test_floor_raises_for_empty_sizes", "floor")),
+    ]
+    targets = {name: Target(name, params=["x", "options"]) for name in ("ceil", "floor")}
+    [(_, table)], replaced = regrouped(tests, targets, set())
+    assert table.source == (
+        "@pytest.mark.parametrize(\n"
+        '    ("function", "match"),\n'
+        "    [\n"
+        '        (ceil, "no ceil options greater"),\n'
+        '        (floor, "no floor options less"),\n'
+        "    ],\n"
+        ")\n"
+        "def test_ceil_floor_raise(function, match):\n"
+        "    with pytest.raises(ValueError, match=match):\n"
+        "        function(3.5, options=[])\n"
+    )
+    assert list(replaced) == ["test_ceil_floor_raise"]
+    repo = write_tree(tmp_path, {"rounding.py": ROUNDING})
+    header = "import pytest\n\nfrom rounding import ceil, floor\n\n\n"
+    (repo / "test_rounding.py").write_text(header + table.source)
+    assert "2 passed" in run_pytest_in(repo).stdout
+    twice = "def test_e():\n    SIZES = [1]\n    assert ceil(SIZES[0], options=SIZES) == 1\n"
+    assert cases(twice) is None  # a name used twice stays a set-up line: no plain case

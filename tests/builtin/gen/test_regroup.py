@@ -385,7 +385,7 @@ def test_a_value_checked_through_a_builtin_is_one_table_through_it(tmp_path: Pat
     assert cases(raising.replace("list(repeat", "list(list(repeat")) is None  # one builtin only
 
 
-ROUNDING = '''\
+ROUNDING = """\
 def ceil(x, options=None):
     found = [o for o in options or [] if o >= x]
     if not found:
@@ -398,7 +398,7 @@ def floor(x, options=None):
     if not found:
         raise ValueError(f"no floor options less than or equal to: {x}")
     return max(found)
-'''
+"""
 
 
 def test_functions_errors_of_one_shape_share_a_table_and_a_doctest_s_data_is_inlined(

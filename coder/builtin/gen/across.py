@@ -62,19 +62,17 @@ def across(members: list[Member], taken: set[str]) -> tuple[str, str]:
     """Several functions' table, with the function as its first column."""
     first = members[0][1][0]
     every = [case for _, found in members for case in found]
-    words: list[str] = []
+    columns = [("function", [case.callee for case in every])]
+    words: list[str] = []  # the columns' names, of the arguments that vary
+    arguments: list[str] = []  # as the call writes them: a column, or the one value
     for index, arg in enumerate(first.args):
+        values = [case.args[index] for case in every]
         params = {tuple(target.params[index : index + 1]) for target, _ in members}
         common = params.pop()[0] if len(params) == 1 else _TYPE_WORDS.get(type_name(arg), "value")
-        words.append(free(safe_name(common), [*words, "function", "expected"]))
-    columns = [("function", [case.callee for case in every])]
-    arguments = []
-    for n, word in enumerate(words):
-        arguments.append(_column(columns, word, [case.args[n] for case in every]))
+        arguments.append(_column(columns, words, safe_name(common), values))
     for n, (keyword, _) in enumerate(first.keywords):
-        column = free(safe_name(keyword), [*words, "function", "expected"])
-        value = _column(columns, column, [case.keywords[n][1] for case in every])
-        arguments.append(f"{keyword}={value}")
+        values = [case.keywords[n][1] for case in every]
+        arguments.append(f"{keyword}={_column(columns, words, safe_name(keyword), values)}")
     callees = list(dict.fromkeys(snake_case(target.name) for target, _ in members))
     base = f"test_{'_'.join(callees)}"
     if len(callees) > 3 or len(base) > 60:
@@ -87,22 +85,26 @@ def across(members: list[Member], taken: set[str]) -> tuple[str, str]:
     errors, matches = [case.expected for case in every], [case.match for case in every]
     error, match = errors[0], matches[0]
     if len(set(errors)) > 1:
-        error = "error"
+        error = free("error", words)
         columns.append((error, errors))
     if len(set(matches)) > 1:
-        match = "match"
+        match = free("match", [*words, error])
         columns.append((match, matches))
     name = unique(f"{base}_raise", taken)
     return name, parametrized(name, columns, body("raises", call, match, error))
 
 
-def _column(columns: list[tuple[str, list[str]]], name: str, values: list[str]) -> str:
-    """The argument as the call writes it: a column's name when its value varies (the
-    column added), else the one value itself."""
+def _column(
+    columns: list[tuple[str, list[str]]], words: list[str], name: str, values: list[str]
+) -> str:
+    """The argument as the call writes it: a new column's name when its value varies,
+    else the one value itself."""
     if len(set(values)) == 1:
         return values[0]
-    columns.append((name, values))
-    return name
+    word = free(name, [*words, "function", "expected"])
+    words.append(word)
+    columns.append((word, values))
+    return word
 
 
 def wrapped(case: Case, call: str) -> str:

@@ -442,3 +442,19 @@ def test_functions_errors_of_one_shape_share_a_table_and_a_doctest_s_data_is_inl
     assert "2 passed" in run_pytest_in(repo).stdout
     twice = "def test_e():\n    SIZES = [1]\n    assert ceil(SIZES[0], options=SIZES) == 1\n"
     assert cases(twice) is None  # a name used twice stays a set-up line: no plain case
+
+
+def test_a_column_is_named_for_the_argument_that_varies_alone() -> None:
+    """`indent(text, margin)` and `strip(s, prefix)` called on the same text: the text
+    is written in the call, and the one column left is `text`, not `text_`."""
+    tests = [
+        ("indent", _test("test_a", 'assert indent("ab", "> ") == "> ab"', 1, {"indent"})),
+        ("strip", _test("test_b", 'assert strip("ab", "a") == "b"', 2, {"strip"})),
+    ]
+    targets = {
+        "indent": Target("indent", params=["text", "margin"]),
+        "strip": Target("strip", params=["s", "prefix"]),
+    }
+    [(_, table)] = regrouped(tests, targets, set())[0]
+    assert '("function", "text", "expected"),' in table.source
+    assert '    assert function("ab", text) == expected\n' in table.source

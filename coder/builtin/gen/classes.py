@@ -39,7 +39,7 @@ from coder.builtin.gen.types import (
 )
 from coder.builtin.gen.values import INDEX, safe_name, snake_case
 
-_ADDER = re.compile(r"^(add|put|push|append|insert|set|register|deposit|store|load)")
+_ADDER = re.compile(r"^(add|put|push|append|insert|set|register|deposit|store|load)|^__setitem__$")
 _EQUALITY = ("__eq__", "__ne__")
 _REMOVER = re.compile(r"^(remove|discard|pop|delete|drop|take|withdraw)|^__delitem__$")
 
@@ -272,12 +272,15 @@ def _taken_back(cls: ast.ClassDef, target: Function, added: Call) -> list[Call]:
 
 
 def _again(target: Function, callee: str, params: list[Param]) -> list[Call]:
-    """The adder's own typical call, made once before the call under test, so that a
-    call with the same key meets it already there (`if task in self._entries:`)."""
-    if not (_ADDER.match(target.name) or target.name == "__setitem__"):
-        return []
+    """The adder's own call first: the same key then meets it (`if task in self._map:`)."""
+    found = _fill(callee, params) if _ADDER.match(target.name) else []
+    return [replace(call, label="") for call in found]
+
+
+def _fill(callee: str, params: list[Param]) -> list[Call]:
+    """The adder's typical call, when it passes something to add."""
     calls = plan_calls(callee, params, False)
-    return [replace(calls[0], label="")] if calls and (calls[0].args or calls[0].kwargs) else []
+    return calls[:1] if calls and (calls[0].args or calls[0].kwargs) else []
 
 
 def _position(call: Call) -> int:
@@ -289,10 +292,9 @@ def _position(call: Call) -> int:
 def _fillers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts) -> list[Call]:
     """A typical call of the class's adder (`add`, `push`, ...) to fill a fresh instance."""
     for node in methods(cls):
-        adder = _ADDER.match(node.name) or node.name == "__setitem__"
-        if node is target or not adder or (node.name.startswith("_") and not is_dunder(node.name)):
+        private = node.name.startswith("_") and not is_dunder(node.name)
+        if node is target or not _ADDER.match(node.name) or private:
             continue
-        calls = plan_calls(f"{var}.{node.name}", params_of(node, True, facts), False)
-        if calls and (calls[0].args or calls[0].kwargs):
-            return [calls[0]]
+        if filled := _fill(f"{var}.{node.name}", params_of(node, True, facts)):
+            return filled
     return []

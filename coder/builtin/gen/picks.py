@@ -126,7 +126,6 @@ def _riders(
         if id(result) not in ids
         and not guessed_error(result, raises)
         and (_form(result), result.kind) in forms  # a table or fold to share
-        and result.arcs - aim.taken
     ]
     found: list[Result] = []
     while len(found) < MAX_RIDERS and able:  # the most new branches first

@@ -8,6 +8,7 @@ import ast
 import re
 from dataclasses import replace
 
+from coder.builtin.gen.again import ADDER, again, fill
 from coder.builtin.gen.calls import Call, plan_calls, renamed, with_varargs
 from coder.builtin.gen.constants import ModuleFacts
 from coder.builtin.gen.descriptors import attribute_roles
@@ -39,7 +40,6 @@ from coder.builtin.gen.types import (
 )
 from coder.builtin.gen.values import INDEX, safe_name, snake_case
 
-_ADDER = re.compile(r"^(add|put|push|append|insert|set|register|deposit|store|load)|^__setitem__$")
 _EQUALITY = ("__eq__", "__ne__")
 _REMOVER = re.compile(r"^(remove|discard|pop|delete|drop|take|withdraw)|^__delitem__$")
 
@@ -129,9 +129,9 @@ def _method_probes(
     # The instances the module builds first: of two tests that notice as much, the one
     # on a telling object wins over one on an empty default instance.
     setups: list[tuple[Call, ...]] = [*[(other,) for other in others], *fillers, (new,)]
-    # The adder once more on the same key last: of two tests that notice as much, the
-    # plain call wins.
-    setups += [(new, again) for again in _again(node, callee, params)]
+    # The adder once more on the same key, a method that keeps state once more (again.py)
+    # last: of two tests that notice as much, the plain call wins.
+    setups += [(new, first) for first in again(node, callee, params)]
     if qualified:  # called on the class: no instance to build
         setups = [()]
     foreign: list[Probe] = []
@@ -271,18 +271,6 @@ def _taken_back(cls: ast.ClassDef, target: Function, added: Call) -> list[Call]:
     return []
 
 
-def _again(target: Function, callee: str, params: list[Param]) -> list[Call]:
-    """The adder's own call first: the same key then meets it (`if task in self._map:`)."""
-    found = _fill(callee, params) if _ADDER.match(target.name) else []
-    return [replace(call, label="") for call in found]
-
-
-def _fill(callee: str, params: list[Param]) -> list[Call]:
-    """The adder's typical call, when it passes something to add."""
-    calls = plan_calls(callee, params, False)
-    return calls[:1] if calls and (calls[0].args or calls[0].kwargs) else []
-
-
 def _position(call: Call) -> int:
     """The call's one argument when it is a position (an int from 0), else -1."""
     values = [*call.args, *(value for _, value in call.kwargs)]
@@ -293,8 +281,8 @@ def _fillers(cls: ast.ClassDef, target: Function, var: str, facts: ModuleFacts) 
     """A typical call of the class's adder (`add`, `push`, ...) to fill a fresh instance."""
     for node in methods(cls):
         private = node.name.startswith("_") and not is_dunder(node.name)
-        if node is target or not _ADDER.match(node.name) or private:
+        if node is target or not ADDER.match(node.name) or private:
             continue
-        if filled := _fill(f"{var}.{node.name}", params_of(node, True, facts)):
+        if filled := fill(f"{var}.{node.name}", params_of(node, True, facts)):
             return filled
     return []

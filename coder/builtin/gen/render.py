@@ -179,6 +179,8 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
     nothing = result.repr == "None" and target.procedure
     printed = _printed(result)
     changed = _observed(result.after, result.before) if target.argument else []
+    if target.var and result.probe.repeats():  # asked again: what it kept is news too
+        changed = _observed(result.after, [])
     if expected is not None and not nothing:
         return [*setup, *_assert(call, expected), *printed, *changed]
     if _repr_checked(result):  # `assert repr(walk(...)) == "EndOfList([1])"`
@@ -200,7 +202,8 @@ def asserted(target: Target, result: Result, prefix: str) -> str:
         return "a"
     nothing = result.repr == "None" and target.procedure
     if expected_check(result, prefix) is not None and not nothing:
-        return "v" + "o" * bool(_printed(result)) + "a" * target.argument
+        kept = target.argument or bool(target.var) and result.probe.repeats()
+        return "v" + "o" * bool(_printed(result)) + "a" * kept
     if _repr_checked(result):
         return "v"
     if result.repr == "None" and _printed(result):

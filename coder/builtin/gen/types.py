@@ -28,8 +28,9 @@ class Probe:
     """`sys.argv` while it runs, for a function that reads the command line (argv.py)."""
 
     def repeats(self) -> bool:
-        """The call repeats the set-up's last step on the same key (an entry added twice)."""
-        if not self.setup or not self.call.args:
+        """The call repeats the set-up's last step on the same key (an entry added twice),
+        or the same call (a kept value asked for again)."""
+        if not self.setup:
             return False
         last = self.setup[-1]
         return last.callee == self.call.callee and last.args[:1] == self.call.args[:1]

@@ -78,6 +78,7 @@ _NAME_GUESSES = [
     (re.compile(r"^(func|fn|f|function|callback|transform|mapper|converter)$"), "Callable"),
     (re.compile(r"^(d|dct|mapping|kwargs|kwds|kw)$|(dict|mapping|_kwargs)$"), "dict"),
     (re.compile(r"(keys|names|words|labels|paths|titles|strings|texts|lines|tags)$"), "list[str]"),
+    (re.compile(r"(headers|columns|fields)$"), "list[str]"),  # a table's column names
     (re.compile(r"(name|text|word|title|string|label|key|path|prefix|suffix|^s$)"), "str"),
     (
         re.compile(r"^(fmt|format|template|fstr|format_str|fmt_str)$|_(fmt|format|template)$"),

@@ -314,3 +314,37 @@ def test_an_adder_meets_the_entry_it_added_before(tmp_path: Path) -> None:
         generated.text
     ), generated.text
     assert run_pytest_in(generated.repo).returncode == 0
+
+
+LAZY = '''\
+class Report:
+    """A total worked out when first asked for, then kept."""
+
+    def __init__(self, amounts: list[int]):
+        self.amounts = amounts
+        self._total = None
+        self.computed = 0
+
+    def total(self) -> int:
+        if self._total is None:
+            self.computed += 1
+            self._total = sum(self.amounts)
+        return self._total
+
+    def reset(self) -> None:
+        self._total = None
+'''
+
+
+def test_a_method_keeping_what_it_found_is_called_twice(tmp_path: Path) -> None:
+    """`if self._total is None:` is false only on the second call on the same instance:
+    the test calls it once first, and the kept branch is then run and checked. A
+    method that stores state without testing it (`reset`) gets no such set-up."""
+    total, reset = find_targets(LAZY, ["Report.total", "Report.reset"], "report")
+    setups = [tuple(call.source() for call in probe.setup) for probe in total.probes]
+    assert ("Report([3, 1, 2])", "report.total()") in setups, setups
+    assert all(len(probe.setup) == 1 for probe in reset.probes), reset.probes
+    generated = generate(tmp_path, {"report.py": LAZY}, "report", ["Report.total"])
+    assert "report.total()\n    assert report.total() == 6" in generated.text, generated.text
+    assert "report.computed == 1" in generated.text, generated.text
+    assert run_pytest_in(generated.repo).returncode == 0

@@ -377,3 +377,12 @@ def test_marks_the_pieces_of_a_split_text_are_compared_with_make_texts_that_hold
     assert 'Template("a{{b")' in made and 'Template("a{b")' in made, made
     assert 'Template("a{{b{c}z")' in made, made
     assert target.observers == ["template.count()"]
+
+
+def test_a_parameter_named_for_columns_gets_a_list_of_names() -> None:
+    """`headers`, `columns`, `fields`: the names of a table's columns, as texts."""
+    source = "def header_line(headers, sep):\n    return sep.join(headers)\n"
+    [target] = find_targets(source, ["header_line"])
+    calls = [probe.call.source() for probe in target.probes]
+    assert calls[0] == 'header_line(["b", "a"], "abc")', calls
+    assert 'header_line([], "abc")' in calls, calls

@@ -8,7 +8,7 @@ page by page, so nothing depends on the numbered text shown to models.
 from __future__ import annotations
 
 from coder.builtin.engine import Steps, ToolRequest
-from tools import PAGE_LINES, is_test_file
+from tools import PAGE_LINES, TestRun, is_test_file
 
 MAX_INDEX_FILES = 200
 """Source files read to build the module index for import repairs."""
@@ -90,3 +90,14 @@ def _skipped(path: str) -> bool:
         or bool(folders & _SKIPPED_DIRS)
         or any(part.endswith(".egg-info") for part in parts[:-1])
     )
+
+
+def failing_tests(test_file: str, ours: set[str]) -> Steps[set[str] | None]:
+    """Our tests that fail (all of them if the file did not even collect)."""
+    [result] = yield [ToolRequest("run_tests", {"tests": [test_file]})]
+    if result.data is None:
+        return None
+    run = TestRun.model_validate(result.data)
+    if any("::" not in failure.nodeid for failure in run.failures):
+        return set(ours)  # the file did not collect: none of its tests ran
+    return {failure.nodeid.split("::")[-1].split("[")[0] for failure in run.failures} & ours

@@ -56,7 +56,8 @@ _SCALARS: dict[str, list[tuple[str, str]]] = {
     "None": [("None", "")],
     "slice": [("slice(1, 3)", "slice_of_{p}"), ("slice(None)", "whole_{p}")]
     + [("slice(None, None, -1)", "reversed_{p}")],
-    "Any": [("3", ""), ('"abc"', ""), ("[3, 1, 2]", ""), ("None", ""), ('{"a": 1}', "")],
+    "Any": [("3", ""), ('"abc"', ""), ("[3, 1, 2]", ""), ("None", ""), ('{"a": 1}', "")]
+    + [("[[1, 2], [3, 4]]", "{p}_as_rows"), ('[{"a": 1, "b": 2}]', "{p}_as_records")],
 }
 _SCALARS["object"] = _SCALARS["Any"]
 _SCALARS |= {  # the standard library's value types, spelled from their module

@@ -16,10 +16,11 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from coder.builtin.engine import Policy, Steps, ToolRequest
-from coder.builtin.gather import read_files
+from coder.builtin.gather import failing_tests, read_files
 from coder.builtin.gen.batches import BatchOf, Parsed, probed_batches
 from coder.builtin.gen.compares import operated
 from coder.builtin.gen.goal import GenOutcome, GenTarget, gen_summary
@@ -40,7 +41,7 @@ from coder.builtin.gen.targets import add_site_calls, find_targets
 from coder.builtin.gen.testfile import import_style, test_names
 from coder.builtin.gen.types import Target
 from coder.builtin.gen.views import viewed
-from tools import TestRun, is_test_file
+from tools import is_test_file
 
 MAX_TEST_ROUNDS = 2
 """run_tests rounds: the first run, and one more after failing tests are dropped."""
@@ -134,14 +135,16 @@ class GenPolicy:
         prefix = import_style(existing or "", goal.module, *self.imports).prefix
         context = Context(goal.module, prefix, self.raises)
         wants = lambda target: {int(m["id"]) for m in self._mutants(target)}  # noqa: E731
+        usable = partial(self._usable, prefix=prefix)
         if not goal.spent():  # search rounds only while the time lasts
             lines = set(self.aim.lines)
-            parsed = yield from searched(parsed, self.source, lines, wants, batch_of, goal.spent)
+            parsed = yield from searched(
+                parsed, self.source, lines, wants, batch_of, goal.spent, usable
+            )
         picks = []
         for target, results in parsed:
             analysed = self._analysed(goal, target)
-            usable = self._usable(target, prefix)
-            found, self.aim = pick(target, results, self.aim, analysed, usable, context)
+            found, self.aim = pick(target, results, self.aim, analysed, usable(target), context)
             self.outcome.bugs += [line for _, line in found.bugs]
             picks.append(found)
         picks = pruned(picks)
@@ -211,7 +214,7 @@ class GenPolicy:
         for _ in range(MAX_TEST_ROUNDS + bool(self.parts)):
             if not (yield from self._write(goal, existing, ours)):
                 return None
-            failing = yield from _failing_tests(goal.test_file, set(ours))
+            failing = yield from failing_tests(goal.test_file, set(ours))
             split = self._split(failing or set(), ours)
             failing = (failing or set()) - split
             stale = bool(failing or split)
@@ -287,14 +290,3 @@ def _add_call_sites(targets: list[Target]) -> Steps[None]:
     for target in targets:
         add_site_calls(target, lines)
     return None
-
-
-def _failing_tests(test_file: str, ours: set[str]) -> Steps[set[str] | None]:
-    """Our tests that fail (all of them if the file did not even collect)."""
-    [result] = yield [ToolRequest("run_tests", {"tests": [test_file]})]
-    if result.data is None:
-        return None
-    run = TestRun.model_validate(result.data)
-    if any("::" not in failure.nodeid for failure in run.failures):
-        return set(ours)  # the file did not collect: none of its tests ran
-    return {failure.nodeid.split("::")[-1].split("[")[0] for failure in run.failures} & ours

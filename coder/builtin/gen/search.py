@@ -1,13 +1,11 @@
 """A second probe round for the targets whose first calls left lines of theirs unrun or
-their mutants unnoticed: variants of the calls that went furthest, one literal argument
-(positional or keyword) changed at a time: a string emptied, its numbers one up, its last
-part after one of the module's own separators (`"/a/b/0"`, split at `"/"`) dropped or
-replaced by another of its short literals (`"/a/b/-"`), a bracket it looks for closed
-around something (`"[!"` -> `"[!a]"`, `"ab"` -> `"[ab]"`), one of them put in, or a
-character dropped; a number one off, negated or zero; a flag flipped; a list one item
-longer or empty. Before those: a call that raised KeyError with the key in its dict
-(keyed.py), with the text its template argument makes (matched.py), and with one more
-keyword argument another call passed (the options tried on the path a value opened).
+their mutants unnoticed: variants of the calls that went furthest (of those a test can
+assert, first), one literal argument (positional or keyword) changed at a time
+(variants.py: a string emptied or cut at a separator, a bracket closed, a number one off,
+a flag flipped, a list longer or empty). Before those: a call that raised KeyError with
+the key in its dict (keyed.py), with the text its template argument makes (matched.py),
+and with one more keyword argument another call passed (the options tried on the path a
+value opened).
 
 A search in the spirit of search-based generators (Pynguin's), kept to literals a reader
 can follow: no random draw, so the same module gets the same tests every run."""
@@ -15,11 +13,9 @@ can follow: no random draw, so the same module gets the same tests every run."""
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from itertools import islice
-from typing import Any
 
 from coder.builtin.engine import Steps
 from coder.builtin.gen.batches import BatchOf, Parsed, probed
@@ -29,9 +25,12 @@ from coder.builtin.gen.matched import matched_calls
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.signatures import signatures
 from coder.builtin.gen.types import Probe, Target
-from coder.builtin.gen.values import describe, double_quoted
+from coder.builtin.gen.values import describe
+from coder.builtin.gen.variants import changed_literal
 from coder.builtin.literals import is_parsed, node_value
 
+Usable = Callable[[Result], bool]
+"""Whether a test can assert the result (policy.py's check)."""
 MAX_ROUNDS = 3
 """Search rounds after the first probes, while the time lasts and a round reaches more."""
 MAX_BASES = 3
@@ -43,10 +42,6 @@ MAX_GUIDED = 8
 MAX_JOINED = 6
 """Of those, calls given one more keyword argument, per call varied."""
 MAX_TOKENS = 8
-MAX_PARTS = 2
-"""Short literals put in place of a string's last part."""
-_BRACKETS = {"[": "]", "{": "}", "(": ")", "<": ">"}
-"""Groups a parser may look for: a value that opens one gets it closed (see _closed)."""
 MAX_LINE = 120
 """A doctest line's literal longer than this is left as written (a whole usage text)."""
 
@@ -58,11 +53,13 @@ def searched(
     wanted: Callable[[Target], set[int]],
     batch_of: BatchOf,
     spent: Callable[[], bool] = lambda: False,
+    usable: Callable[[Target], Callable[[Result], bool]] = lambda _: lambda _: True,
 ) -> Steps[Parsed]:
     """`parsed` with the search rounds' results added to the targets that left lines
     of theirs (`lines`: those no test runs) unrun or `wanted` mutants unnoticed. A round
     after the first varies only the calls of the round before that ran an arc no call
-    had run (a parser's input one step further in), while the time lasts."""
+    had run (a parser's input one step further in), while the time lasts; of those, the
+    calls a test can assert (`usable`) first."""
     tokens, names = module_tokens(source), signatures(ast.parse(source))
     search = _Search.of(parsed)
     for number in range(MAX_ROUNDS):
@@ -74,7 +71,7 @@ def searched(
                 target, search.found[target.name], lines, wanted(target)
             ):
                 params = target.params or names.get(target.name.split(".")[-1], [])
-                varied += search.variants(target, tokens, params)
+                varied += search.variants(target, tokens, params, usable(target))
         if not varied:
             break
         more, _ = yield from probed(varied, batch_of)
@@ -97,10 +94,12 @@ class _Search:
         tried = {target.name: list(target.probes) for target, _ in parsed}
         return cls(found, tried, dict(found))
 
-    def variants(self, target: Target, tokens: list[str], params: list[str]) -> list[Target]:
+    def variants(
+        self, target: Target, tokens: list[str], params: list[str], usable: Usable
+    ) -> list[Target]:
         """The target with the next round's calls as its probes (none: nothing new)."""
         tried = replace(target, probes=self.tried[target.name])
-        probes = search_probes(tried, self.bases[target.name], tokens, params)
+        probes = search_probes(tried, self.bases[target.name], tokens, params, usable)
         return [replace(target, probes=probes)] if probes else []
 
     def add(self, more: Parsed) -> None:
@@ -143,11 +142,18 @@ def left_to_reach(
 
 
 def search_probes(
-    target: Target, results: list[Result], tokens: list[str], params: list[str]
+    target: Target,
+    results: list[Result],
+    tokens: list[str],
+    params: list[str],
+    usable: Usable = lambda _: True,
 ) -> list[Probe]:
-    """Variants of the calls that ran the most lines, none the target probed already."""
+    """Variants of the calls that ran the most lines, none the target probed already:
+    of calls a test can assert first (a call on an object whose output is too long to
+    spell gives variants no test can keep either)."""
     seen = {_key(probe) for probe in target.probes}
-    bases = sorted(results, key=lambda r: (-len(r.arcs), -len(r.lines)))[:MAX_BASES]
+    ranked = sorted(results, key=lambda r: (not usable(r), -len(r.arcs), -len(r.lines)))
+    bases = ranked[:MAX_BASES]
     found: list[Probe] = []
     guided = (made for f in (keyed_calls, matched_calls) for made in f(results, params))
     candidates = [_varied(*made) for made in islice(guided, MAX_GUIDED)]
@@ -190,7 +196,7 @@ def _variants(probe: Probe, params: list[str], tokens: list[str]) -> Iterator[Pr
         return
     for slot, source in call.slots():
         name = slot_name(slot, params)
-        for changed in _changed(source, tokens):
+        for changed in changed_literal(source, tokens):
             yield _varied(probe, call.with_argument(slot, changed), describe(changed, name))
 
 
@@ -202,7 +208,7 @@ def _scenario_variants(probe: Probe, tokens: list[str]) -> Iterator[Probe]:
         if assigned is None:
             continue
         name, source = assigned
-        for changed in _changed(source, tokens) if len(source) <= MAX_LINE else ():
+        for changed in changed_literal(source, tokens) if len(source) <= MAX_LINE else ():
             setup = list(probe.setup)
             setup[position] = replace(line, callee=f"{name} = {changed}")
             varied = _varied(probe, probe.call, describe(changed, name))
@@ -227,73 +233,3 @@ def _varied(probe: Probe, call: Call, label: str) -> Probe:
     # Another input: what the doctest says of the original call says nothing of it.
     varied = replace(call, label=label, expected=None, origin="search", example="")
     return replace(probe, call=varied)
-
-
-def _changed(source: str, tokens: list[str]) -> list[str]:
-    value = node_value(ast.parse(source, mode="eval").body) if source else None
-    if isinstance(value, bool):
-        return [repr(not value)]
-    if not is_parsed(value):
-        return []
-    if isinstance(value, str):
-        return [_quoted(text) for text in _texts(value, tokens) if text != value]
-    if isinstance(value, int):
-        return [repr(number) for number in (value + 1, value - 1, -value, 0) if number != value]
-    if isinstance(value, list) and value:
-        return list(dict.fromkeys(double_quoted(repr(v)) for v in _lists(value, tokens)))
-    return []
-
-
-def _lists(value: list[Any], tokens: list[str]) -> list[list[Any]]:
-    """One item more, one less at either end, none; for a list of strings (a command
-    line), also one of the module's short literals after its items (`"--"`)."""
-    shorter = [value[:-1], value[1:]] if len(value) > 1 else []
-    texts = all(isinstance(item, str) for item in value)
-    more = [[*value, token] for token in tokens[:MAX_PARTS]] if texts else []
-    return [[*value, value[-1]], *shorter, [], *more]
-
-
-def _texts(value: str, tokens: list[str]) -> list[str]:
-    """The structured changes first (emptied, numbers one up, last part dropped or
-    replaced), then a token put in the middle or at the end, a character dropped."""
-    middle = len(value) // 2
-    found = ["", re.sub(r"\d+", lambda number: str(int(number.group()) + 1), value)]
-    found += _parts_changed(value, tokens) + _closed(value, tokens)
-    found += [value[:middle] + token + value[middle:] for token in tokens]
-    found += [value + token for token in tokens[:3]] + [value[1:], value[:-1], value * 2]
-    return list(dict.fromkeys(found))
-
-
-def _parts_changed(value: str, tokens: list[str]) -> list[str]:
-    """`"/a/b/0"` split at a separator of the module's (`"/"`): its last part dropped
-    (`"/a/b"`), and replaced by each other short literal (`"/a/b/-"`), also one level up."""
-    found: list[str] = []
-    for separator in tokens:
-        if value.count(separator) < 2:
-            continue
-        head = value.rsplit(separator, 1)[0]
-        upper = head.rsplit(separator, 1)[0]
-        others = [token for token in tokens if separator not in token and token not in separator]
-        found += [head] + [f"{upper}{separator}{token}" for token in others[:MAX_PARTS]]
-        found += [f"{head}{separator}{token}" for token in others[:MAX_PARTS]]
-        break  # one separator: the module's most used one found in the value
-    return found
-
-
-def _closed(value: str, tokens: list[str]) -> list[str]:
-    """For a bracket the module looks for (`"["`, `"{"`): a group the value opened and
-    left open, closed, empty and with something in it (`"[!"` -> `"[!]"`, `"[!a]"`);
-    a value with no group, put in one (`"abc"` -> `"[abc]"`)."""
-    found: list[str] = []
-    for opening, closing in _BRACKETS.items():
-        if opening not in tokens and closing not in tokens:
-            continue
-        if value.count(opening) > value.count(closing):
-            found += [value + closing, f"{value}a{closing}"]
-        elif opening not in value and value:
-            found += [f"{opening}{value}{closing}"]
-    return found
-
-
-def _quoted(text: str) -> str:
-    return double_quoted(repr(text))

@@ -15,12 +15,12 @@ from coder.builtin.gen.matched import rendered
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.search import (
     MAX_GUIDED,
-    _texts,
     left_to_reach,
     module_tokens,
     search_probes,
 )
 from coder.builtin.gen.types import Probe, Target
+from coder.builtin.gen.variants import texts_changed
 from tests.helpers import commit_all, gen_report, write_tree
 
 PERCENT = '''\
@@ -80,6 +80,21 @@ def test_variants_change_one_literal_and_skip_calls_already_probed() -> None:
     assert all(call.count(",") == 1 for call in made)  # one argument changed at a time
     assert left_to_reach(target, [ran], {2, 5, 40}, set())  # line 5 is its own, unrun
     assert not left_to_reach(target, [ran], {2, 40}, set())
+
+
+def test_calls_a_test_can_assert_are_varied_before_those_that_went_further() -> None:
+    """A call on an object whose output is too long to spell goes furthest, but no test
+    keeps it, nor its variants: the calls a test can assert are varied first."""
+    target = Target("Grid.show", span=(1, 9), params=["width"])
+    wide, plain = Probe(Call("grid.show", ("80",))), Probe(Call("grid.show", ("3",)))
+    target.probes = [wide, plain]
+    arcs = [frozenset({(1, 2), (2, 3), (3, 4)}), frozenset({(1, 2)})]
+    far, near = (Result(p, "return", arcs=a) for p, a in zip([wide, plain], arcs, strict=True))
+    made = [p.call.source() for p in search_probes(target, [far, near], [], target.params)]
+    assert made[0] == "grid.show(81)", made  # the furthest first, as before
+    kept = lambda result: result is not far  # noqa: E731
+    made = [p.call.source() for p in search_probes(target, [far, near], [], ["width"], kept)]
+    assert made[0] == "grid.show(4)", made
 
 
 def test_the_call_that_went_furthest_meets_the_other_calls_options() -> None:
@@ -177,9 +192,9 @@ def test_a_doctest_scenario_is_varied_through_its_earlier_lines_literals() -> No
 
 def test_a_bracket_the_module_looks_for_is_closed_around_content() -> None:
     tokens = ["[", "]", "!"]
-    assert {"[!]", "[!a]"} <= set(_texts("[!", tokens))  # left open: closed, with content
-    assert "[ab]" in _texts("ab", tokens) and "{ab}" not in _texts("ab", tokens)
-    assert not any(text.startswith("[") for text in _texts("ab", ["-", "/"]))
+    assert {"[!]", "[!a]"} <= set(texts_changed("[!", tokens))  # left open: closed, with content
+    assert "[ab]" in texts_changed("ab", tokens) and "{ab}" not in texts_changed("ab", tokens)
+    assert not any(text.startswith("[") for text in texts_changed("ab", ["-", "/"]))
 
 
 TEMPLATES = '''\

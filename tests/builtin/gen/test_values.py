@@ -345,6 +345,8 @@ def test_an_any_hint_reads_the_isinstance_checks_of_the_body() -> None:
     assert "3" in kinds, kinds  # the scalar branch too
     echoed = [p.call.args[0] for p in targets["echo"].probes]
     assert echoed[:5] == ["3", '"abc"', "[3, 1, 2]", "None", '{"a": 1}'], echoed
+    # Data in the shapes tables and reports take: rows, and records with named fields.
+    assert echoed[5:7] == ["[[1, 2], [3, 4]]", '[{"a": 1, "b": 2}]'], echoed
 
 
 PIECES = """\

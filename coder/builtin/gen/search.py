@@ -148,12 +148,14 @@ def search_probes(
     params: list[str],
     usable: Usable = lambda _: True,
 ) -> list[Probe]:
-    """Variants of the calls that ran the most lines, none the target probed already:
-    of calls a test can assert first (a call on an object whose output is too long to
-    spell gives variants no test can keep either)."""
+    """Variants of the calls that ran the most lines, and of the one a test can assert
+    that ran the most (a call on an object whose output is too long to spell gives
+    variants no test can keep either), none the target probed already."""
     seen = {_key(probe) for probe in target.probes}
-    ranked = sorted(results, key=lambda r: (not usable(r), -len(r.arcs), -len(r.lines)))
-    bases = ranked[:MAX_BASES]
+    ranked = sorted(results, key=lambda r: (-len(r.arcs), -len(r.lines)))
+    first = ranked[: MAX_BASES - 1]
+    kept = [result for result in ranked if usable(result) and result not in first][:1]
+    bases = first + (kept or ranked[MAX_BASES - 1 : MAX_BASES])
     found: list[Probe] = []
     guided = (made for f in (keyed_calls, matched_calls) for made in f(results, params))
     candidates = [_varied(*made) for made in islice(guided, MAX_GUIDED)]

@@ -82,19 +82,20 @@ def test_variants_change_one_literal_and_skip_calls_already_probed() -> None:
     assert not left_to_reach(target, [ran], {2, 40}, set())
 
 
-def test_calls_a_test_can_assert_are_varied_before_those_that_went_further() -> None:
-    """A call on an object whose output is too long to spell goes furthest, but no test
-    keeps it, nor its variants: the calls a test can assert are varied first."""
+def test_the_furthest_call_a_test_can_assert_is_varied_too() -> None:
+    """Calls on an object whose output is too long to spell go furthest, but no test
+    keeps them, nor most of their variants: the furthest call a test can assert is
+    varied beside them."""
     target = Target("Grid.show", span=(1, 9), params=["width"])
-    wide, plain = Probe(Call("grid.show", ("80",))), Probe(Call("grid.show", ("3",)))
-    target.probes = [wide, plain]
-    arcs = [frozenset({(1, 2), (2, 3), (3, 4)}), frozenset({(1, 2)})]
-    far, near = (Result(p, "return", arcs=a) for p, a in zip([wide, plain], arcs, strict=True))
-    made = [p.call.source() for p in search_probes(target, [far, near], [], target.params)]
-    assert made[0] == "grid.show(81)", made  # the furthest first, as before
-    kept = lambda result: result is not far  # noqa: E731
-    made = [p.call.source() for p in search_probes(target, [far, near], [], ["width"], kept)]
-    assert made[0] == "grid.show(4)", made
+    probes = [Probe(Call("grid.show", (str(width),))) for width in (80, 90, 70, 3)]
+    target.probes = probes
+    reach = [frozenset((n, n + 1) for n in range(size)) for size in (4, 4, 3, 1)]
+    results = [Result(p, "return", arcs=a) for p, a in zip(probes, reach, strict=True)]
+    made = [p.call.source() for p in search_probes(target, results, [], ["width"])]
+    assert "grid.show(4)" not in made and "grid.show(71)" in made, made
+    kept = lambda result: result is results[-1]  # noqa: E731
+    made = [p.call.source() for p in search_probes(target, results, [], ["width"], kept)]
+    assert "grid.show(4)" in made and "grid.show(71)" not in made, made
 
 
 def test_the_call_that_went_furthest_meets_the_other_calls_options() -> None:

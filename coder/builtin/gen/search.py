@@ -1,6 +1,6 @@
 """A second probe round for the targets whose first calls left lines of theirs unrun or
-their mutants unnoticed: variants of the calls that went furthest (of those a test can
-assert, first), one literal argument (positional or keyword) changed at a time
+their mutants unnoticed: variants of the calls that went furthest (and of the furthest a
+test can assert), one literal argument (positional or keyword) changed at a time
 (variants.py: a string emptied or cut at a separator, a bracket closed, a number one off,
 a flag flipped, a list longer or empty). Before those: a call that raised KeyError with
 the key in its dict (keyed.py), with the text its template argument makes (matched.py),
@@ -53,13 +53,13 @@ def searched(
     wanted: Callable[[Target], set[int]],
     batch_of: BatchOf,
     spent: Callable[[], bool] = lambda: False,
-    usable: Callable[[Target], Callable[[Result], bool]] = lambda _: lambda _: True,
+    usable: Callable[[Target], Usable] = lambda _: lambda _: True,
 ) -> Steps[Parsed]:
     """`parsed` with the search rounds' results added to the targets that left lines
     of theirs (`lines`: those no test runs) unrun or `wanted` mutants unnoticed. A round
     after the first varies only the calls of the round before that ran an arc no call
-    had run (a parser's input one step further in), while the time lasts; of those, the
-    calls a test can assert (`usable`) first."""
+    had run (a parser's input one step further in), while the time lasts; among them
+    the furthest a test can assert (`usable`)."""
     tokens, names = module_tokens(source), signatures(ast.parse(source))
     search = _Search.of(parsed)
     for number in range(MAX_ROUNDS):

@@ -102,7 +102,7 @@ def picked(
     return found, aim.after(chosen, told)
 
 
-MAX_RIDERS = 2
+MAX_RIDERS = 4
 """Rows a target's table may take for the branches they reach, beyond its chosen ones."""
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from coder.builtin.gen.calls import Call
-from coder.builtin.gen.picks import Context, Pick, picked
+from coder.builtin.gen.picks import MAX_RIDERS, Context, Pick, picked
 from coder.builtin.gen.probe import Result
 from coder.builtin.gen.search import search_probes
 from coder.builtin.gen.select import Aim
@@ -231,3 +231,7 @@ def test_the_rider_taking_the_most_new_branches_rides_first() -> None:
     found = Pick(target, candidates=[chosen, one, other, two], analysed=True)
     made, _ = picked(found, aim, lambda result: True, Context("sizes", "", frozenset()))
     assert made.chosen == [chosen] and made.riders == [other, two]
+    many = [call(str(n), {(1, 10 + n)}, {}) for n in range(MAX_RIDERS + 2)]
+    found = Pick(target, candidates=[chosen, *many], analysed=True)
+    made, _ = picked(found, aim, lambda result: True, Context("sizes", "", frozenset()))
+    assert made.riders == many[:MAX_RIDERS]

@@ -23,8 +23,14 @@ _KEEPERS = {"append", "add", "update", "setdefault", "extend", "insert"}
 """Calls on an attribute that keep something in it (`self._seen.add(key)`)."""
 
 
-def again(target: Function, callee: str, params: list[Param]) -> list[Call]:
-    """The call to make first, on the same instance, before the call checked."""
+def again(target: Function, callee: str, params: list[Param], kind: set[str]) -> list[Call]:
+    """The call to make first, on the same instance, before the call checked (`kind`:
+    the method's decorators; a property is read once first, `report.total`)."""
+    if kind & {"setter", "deleter", "staticmethod", "classmethod"}:
+        return []
+    if "property" in kind:
+        read = Call(callee, label="", qualified=False, attribute=True)
+        return [read] if keeps_state(target) else []
     if ADDER.match(target.name):
         found = fill(callee, params)
     elif keeps_state(target):

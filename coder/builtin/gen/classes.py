@@ -131,7 +131,7 @@ def _method_probes(
     setups: list[tuple[Call, ...]] = [*[(other,) for other in others], *fillers, (new,)]
     # The adder once more on the same key, a method that keeps state once more (again.py)
     # last: of two tests that notice as much, the plain call wins.
-    setups += [(new, first) for first in again(node, callee, params)]
+    setups += [(new, first) for first in again(node, callee, params, kind)]
     if qualified:  # called on the class: no instance to build
         setups = [()]
     foreign: list[Probe] = []

@@ -180,7 +180,7 @@ def _body(target: Target, result: Result, prefix: str) -> list[str] | None:
     printed = _printed(result)
     changed = _observed(result.after, result.before) if target.argument else []
     if target.var and result.probe.repeats():  # asked again: what it kept is news too
-        changed = _observed(result.after, [])
+        changed = [c for c in _observed(result.after, []) if not c.startswith(f"assert {call} ")]
     if expected is not None and not nothing:
         return [*setup, *_assert(call, expected), *printed, *changed]
     if _repr_checked(result):  # `assert repr(walk(...)) == "EndOfList([1])"`

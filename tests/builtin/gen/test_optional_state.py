@@ -333,6 +333,18 @@ class Report:
 
     def reset(self) -> None:
         self._total = None
+
+
+class Profile:
+    def __init__(self, name: str):
+        self.name = name
+        self._slug = None
+
+    @property
+    def slug(self) -> str:
+        if self._slug is None:
+            self._slug = self.name.lower().replace(" ", "-")
+        return self._slug
 '''
 
 
@@ -347,4 +359,16 @@ def test_a_method_keeping_what_it_found_is_called_twice(tmp_path: Path) -> None:
     generated = generate(tmp_path, {"report.py": LAZY}, "report", ["Report.total"])
     assert "report.total()\n    assert report.total() == 6" in generated.text, generated.text
     assert "report.computed == 1" in generated.text, generated.text
+    assert run_pytest_in(generated.repo).returncode == 0
+
+
+def test_a_property_keeping_what_it_found_is_read_twice(tmp_path: Path) -> None:
+    """A lazy property is read once first; its value is asserted once, not again
+    among the object's other attributes."""
+    [slug] = find_targets(LAZY, ["Profile.slug"], "report")
+    setups = [tuple(call.source() for call in probe.setup) for probe in slug.probes]
+    assert ('Profile("abc")', "profile.slug") in setups, setups
+    generated = generate(tmp_path, {"report.py": LAZY}, "report", ["Profile.slug"])
+    assert "profile.slug\n    assert profile.slug == " in generated.text, generated.text
+    assert generated.text.count("assert profile.slug ==") == 1, generated.text
     assert run_pytest_in(generated.repo).returncode == 0

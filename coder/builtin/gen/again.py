@@ -3,9 +3,10 @@ another way than the first: an adder meets the key it holds already (`if task in
 self._map:`), and a method that keeps what it found meets it kept (`if self._value is
 _UNSET:`, `if self._cache is None:`, `if not self._loaded:`).
 
-    deferred = DeferredValue(str)
-    deferred.get_value()
-    assert deferred.get_value() == ""
+    report = Report([3, 1, 2])
+    report.total()
+    assert report.total() == 6
+    assert report.computed == 1
 """
 
 from __future__ import annotations

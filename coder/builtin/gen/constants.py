@@ -52,12 +52,13 @@ class ModuleFacts:
     def shown_for(self, node: ast.FunctionDef, param: str, kind: str = "") -> list[str]:
         """The values the module shows for `param` of `node`, else for its name: of the
         `kind` the parameter is used as, when known ("str": `TokenStream(argv)` names a
-        list `source`, which says nothing of `parse_pattern(source)`'s text)."""
+        list `source`, which says nothing of `parse_pattern(source)`'s text), and only a
+        name longer than a letter (`a` of one function says nothing of another's `a`)."""
         own = self.shown.values.get((node.lineno, param))
         if own:
             return own
         wanted = _KINDS.get(kind)
-        named = self.named.get(param, [])
+        named = self.named.get(param, []) if len(param) > 1 else []
         return [v for v in named if wanted is None or _literal_of(v, wanted)]
 
 

@@ -28,6 +28,7 @@ from coder.builtin.gen.continued import with_continuations
 from coder.builtin.gen.examples import literal_call
 from coder.builtin.gen.nodes import root_name
 from coder.builtin.gen.origins import Origins, respelled
+from coder.builtin.gen.queries import looks_only
 from coder.builtin.gen.types import Probe
 from coder.builtin.gen.values import double_quoted, one_line
 
@@ -62,33 +63,15 @@ def doctest_probes(
             probe = _scenario(check, earlier, example, name, module_names, origins or {})
             if probe is not None:
                 found.append(probe)
-        shown = bool(example.want.strip())
+        shown, effects = bool(example.want.strip()), _effects(earlier)
         earlier += [
             _as_setup(s)
             for s in tree.body
-            if _sets_up(s) and not _own(s, module_names) and not (shown and _query(s))
+            if _sets_up(s, effects)
+            and not _own(s, module_names)
+            and not (shown and looks_only(s) and not _changed(s, effects))
         ]
     return found
-
-
-_MUTATORS = (
-    "add", "append", "clear", "del", "discard", "extend", "insert", "pop", "push", "put",
-    "remove", "reset", "set", "sort", "update", "write", "close", "load",
-)  # fmt: skip
-
-
-def _query(stmt: ast.stmt) -> bool:
-    """`oset.intersection([2, 4])`, `get_in(["a"], d)` shown in a docstring: a call whose
-    name says it changes nothing (unlike `oset.update(...)`, `set_pointer(obj, ...)`), so
-    later examples do not need it."""
-    value = stmt.value if isinstance(stmt, ast.Expr) else None
-    if isinstance(value, ast.Compare):
-        value = value.left
-    if not isinstance(value, ast.Call):
-        return False
-    func = value.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    return bool(name) and not str(name).lstrip("_").startswith(_MUTATORS)
 
 
 _DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
@@ -185,11 +168,11 @@ def _needed(earlier: list[ast.stmt], check: ast.expr) -> list[ast.stmt]:
 
 
 def _walked(earlier: list[ast.stmt], check: ast.expr, kin: set[str]) -> list[ast.stmt]:
-    wanted = _loaded(check)
+    wanted, effects = _loaded(check), _effects(earlier)
     kept: list[ast.stmt] = []
     for stmt in reversed(earlier):
         bound = _bound(stmt)
-        if bound & wanted or (_changed(stmt) & wanted) or _subclasses(stmt) & kin:
+        if bound & wanted or (_changed(stmt, effects) & wanted) or _subclasses(stmt) & kin:
             kept.append(stmt)
             wanted = (wanted - bound) | _loaded(stmt)  # what it binds anew needs nothing before
     return kept[::-1]
@@ -202,14 +185,13 @@ def _subclasses(stmt: ast.stmt) -> set[str]:
     return {base.id for base in stmt.bases if isinstance(base, ast.Name)}
 
 
-def _sets_up(stmt: ast.stmt) -> bool:
+def _sets_up(stmt: ast.stmt, effects: dict[str, set[str]]) -> bool:
     """A statement that binds names or may change what one holds (not a display); a
     check such as `set_pointer(obj, "/a", 1) == {...}` may change `obj` too."""
     if isinstance(stmt, ast.Expr):
         value = stmt.value.left if isinstance(stmt.value, ast.Compare) else stmt.value
-        return (
-            isinstance(value, ast.Call) and _called(value) not in _DISPLAYS and bool(_changed(stmt))
-        )
+        changes = bool(_changed(stmt, effects))
+        return isinstance(value, ast.Call) and _called(value) not in _DISPLAYS and changes
     return not isinstance(stmt, ast.Assert | ast.Pass)
 
 
@@ -229,11 +211,22 @@ def _as_setup(stmt: ast.stmt) -> ast.stmt:
     return stmt
 
 
-def _changed(stmt: ast.stmt) -> set[str]:
+def _effects(earlier: list[ast.stmt]) -> dict[str, set[str]]:
+    """The doctest's own functions -> the names their decorators and bodies read: what a
+    call of one may change (`@cached(my_cache) def lower(x)`: `lower("A")` fills it)."""
+    return {
+        stmt.name: _loaded(stmt)
+        - {arg.arg for arg in ast.walk(stmt.args) if isinstance(arg, ast.arg)}
+        for stmt in earlier
+        if isinstance(stmt, ast.FunctionDef)
+    }
+
+
+def _changed(stmt: ast.stmt, effects: dict[str, set[str]] | None = None) -> set[str]:
     """Names whose object `stmt` may change: a method's owner (`oset.add(3)` -> oset), a
     name passed to a function that is no display (`set_pointer(obj, ...)`), the object
     an item or attribute is set on or deleted from (`omd["a"] = 1`, `url.fragment =
-    "en"`, `del omd["a"]`)."""
+    "en"`, `del omd["a"]`), what a function of the doctest's own reads (`effects`)."""
     found: set[str] = set()
     for node in ast.walk(stmt):
         if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(
@@ -246,6 +239,8 @@ def _changed(stmt: ast.stmt) -> set[str]:
             found.add(node.func.value.id)
         elif _called(node) and _called(node) not in _DISPLAYS | _PURE:
             found |= {arg.id for arg in node.args if isinstance(arg, ast.Name)}
+        if isinstance(node.func, ast.Name):
+            found |= (effects or {}).get(node.func.id, set())
     return found
 
 

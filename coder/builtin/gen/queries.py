@@ -60,3 +60,23 @@ def _steps_self(call: ast.Call) -> bool:
 
 def _on_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Attribute | ast.Subscript) and root_name(node) == "self"
+
+
+_MUTATORS = (
+    "add", "append", "clear", "del", "discard", "extend", "insert", "pop", "push", "put",
+    "remove", "reset", "set", "sort", "update", "write", "close", "load",
+)  # fmt: skip
+
+
+def looks_only(stmt: ast.stmt) -> bool:
+    """`oset.intersection([2, 4])`, `get_in(["a"], d)` shown in a docstring: a call whose
+    name says it changes nothing (unlike `oset.update(...)`, `set_pointer(obj, ...)`), so
+    later examples do not need it."""
+    value = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(value, ast.Compare):
+        value = value.left
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return bool(name) and not str(name).lstrip("_").startswith(_MUTATORS)

@@ -368,6 +368,49 @@ def test_a_doctest_keeps_the_subclasses_it_defines_on_the_class_it_shows(tmp_pat
     assert ran.returncode == 0, ran.stdout
 
 
+CACHED = '''\
+def cached(cache):
+    """Remember what the function returned for each argument.
+
+    >>> my_cache = {}
+    >>> @cached(my_cache)
+    ... def lower(text):
+    ...     return text.lower()
+    ...
+    >>> lower("AbC")
+    'abc'
+    >>> len(my_cache)
+    1
+    """
+
+    def decorate(func):
+        def wrapper(arg):
+            if arg not in cache:
+                cache[arg] = func(arg)
+            return cache[arg]
+
+        return wrapper
+
+    return decorate
+'''
+
+
+def test_a_doctest_keeps_the_calls_of_its_own_functions_that_fill_what_it_shows(
+    tmp_path: Path,
+) -> None:
+    """`lower("AbC")` fills `my_cache` through the decorator: `len(my_cache)` needs it
+    (before, it was left out, the test saw 0 and reported a possible bug)."""
+    [node] = ast.parse(CACHED).body
+    shown, counted = doctest_probes(node, "cached", {"cached"})
+    assert shown.call.source() == 'lower("AbC")', shown
+    assert [c.source() for c in counted.setup][-1] == 'lower("AbC")', counted.setup
+    generated = generate(tmp_path, {"caching.py": CACHED}, "caching")
+    assert "possible bug" not in generated.text and "xfail" not in generated.text
+    assert 'assert lower("AbC") == "abc"' in generated.text, generated.text
+    ran = run_pytest_in(tmp_path / "repo")
+    assert ran.returncode == 0, ran.stdout
+
+
 PRETTY = '''\
 def minutes(text):
     """Hours and minutes of an "H:MM" text.

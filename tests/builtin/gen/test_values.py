@@ -388,3 +388,40 @@ def test_a_parameter_named_for_columns_gets_a_list_of_names() -> None:
     calls = [probe.call.source() for probe in target.probes]
     assert calls[0] == 'header_line(["b", "a"], "abc")', calls
     assert 'header_line([], "abc")' in calls, calls
+
+
+SHORT_NAMES = '''\
+def pick(a, b):
+    """The first of two.
+
+    >>> pick("x", "y")
+    'x'
+    """
+    return a
+
+
+class Box:
+    def put(self, a):
+        self.item = a
+
+
+def keep(label):
+    """>>> keep("tag")
+    'tag'
+    """
+    return label
+
+
+def shout(label):
+    return label.upper()
+'''
+
+
+def test_a_one_letter_name_borrows_no_values_from_another_function() -> None:
+    """`a` of `pick` says nothing of `Box.put`'s `a` (a borrowed value that made a call
+    raise was reported as a possible bug); a longer name still carries its examples."""
+    targets = {t.name: t for t in find_targets(SHORT_NAMES, [], "short")}
+    put = [probe.call.source() for probe in targets["Box.put"].probes]
+    assert not any('"x"' in call for call in put), put
+    shout = [probe.call.source() for probe in targets["shout"].probes]
+    assert shout[0] == 'shout("tag")', shout

@@ -69,7 +69,7 @@ def doctest_probes(
             for s in tree.body
             if _sets_up(s, effects)
             and not _own(s, module_names)
-            and not (shown and looks_only(s) and not _changed(s, effects))
+            and not (shown and looks_only(s) and not _fills(s, effects))
         ]
     return found
 
@@ -220,6 +220,12 @@ def _effects(earlier: list[ast.stmt]) -> dict[str, set[str]]:
         for stmt in earlier
         if isinstance(stmt, ast.FunctionDef)
     }
+
+
+def _fills(stmt: ast.stmt, effects: dict[str, set[str]]) -> bool:
+    """The statement calls a function the doctest defined that reads names outside it."""
+    calls = [node for node in ast.walk(stmt) if isinstance(node, ast.Call)]
+    return any(isinstance(c.func, ast.Name) and effects.get(c.func.id) for c in calls)
 
 
 def _changed(stmt: ast.stmt, effects: dict[str, set[str]] | None = None) -> set[str]:
